@@ -1,0 +1,22 @@
+/**
+ * The one shape of SQL access shared by both engines (PGlite in its worker thread, node-postgres in-process).
+ * Repositories are written against these interfaces only, so the same SQL runs on both.
+ */
+export type SqlValue = string | number | boolean | null | Date | string[] | number[] | Uint8Array;
+
+export interface SqlResult<Row> {
+  rows: Row[];
+  affectedRows?: number;
+}
+
+export interface SqlExecutor {
+  query<Row = Record<string, unknown>>(text: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>>;
+  /** Runs several statements separated by semicolons, without parameters (migrations). */
+  exec(text: string): Promise<void>;
+}
+
+export interface SqlDatabase extends SqlExecutor {
+  /** Runs fn inside BEGIN/COMMIT; rolls back when it throws. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

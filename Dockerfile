@@ -1,0 +1,29 @@
+# filesift service image. Build: docker build -t filesift .
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY workers ./workers
+COPY sql ./sql
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=60534 \
+    FILESIFT_DATA_DIR=/data
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/sql ./sql
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 60534
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||60534)+'/api/status/',{headers:{authorization:'Bearer '+(process.env.FILESIFT_API_TOKEN||'')}}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "dist/src/cli.js", "serve"]

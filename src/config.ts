@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import envPaths from 'env-paths';
+import { packageRoot } from './paths.js';
+
+/** Service configuration, read once from the environment at start-up (settings that change live are in settings/). */
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  apiToken: string | null;
+  modelDir: string | null;
+  logLevel: LogLevel;
+  /** Extra Host header names accepted besides loopback names (DNS-rebinding defence). */
+  allowedHosts: string[];
+  /** Origins allowed by CORS; empty means no CORS headers at all. */
+  corsOrigins: string[];
+  version: string;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_PORT = 60534;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost', '[::1]']);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+/** Reads and checks the environment; every problem names the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const portText = env.PORT?.trim() || String(DEFAULT_PORT);
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got '${portText}'`);
+  }
+  const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${env.LOG_LEVEL}'`);
+  }
+  const apiToken = env.FILESIFT_API_TOKEN?.trim() || null;
+  if (!isLoopbackHost(host) && !apiToken) {
+    throw new ConfigError(
+      `HOST is '${host}', which is not a loopback address: refusing to start without FILESIFT_API_TOKEN ` +
+        `(every request must then carry 'Authorization: Bearer <token>')`,
+    );
+  }
+  const dataDir = path.resolve(env.FILESIFT_DATA_DIR?.trim() || envPaths('filesift', { suffix: '' }).data);
+  const databaseUrl = env.DATABASE_URL?.trim() || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://`);
+  }
+  const modelDir = env.FILESIFT_MODEL_DIR?.trim() ? path.resolve(env.FILESIFT_MODEL_DIR.trim()) : null;
+  return {
+    host,
+    port,
+    dataDir,
+    databaseUrl,
+    apiToken,
+    modelDir,
+    logLevel,
+    allowedHosts: list(env.FILESIFT_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
+    corsOrigins: list(env.FILESIFT_CORS_ORIGINS),
+    version: packageVersion(),
+  };
+}

@@ -1,0 +1,34 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { AppDeps } from './deps.js';
+import { jsonBodyMiddleware } from './middleware/body.js';
+import { errorMiddleware } from './middleware/errors.js';
+import { securityMiddleware } from './middleware/security.js';
+import { settingsRoutes } from './routes/settings.js';
+import { statusRoutes } from './routes/status.js';
+import { SseSessions, updatesRoutes } from './routes/updates.js';
+
+export interface HttpApp {
+  app: Koa;
+  sessions: SseSessions;
+}
+
+/** Composes the error path, the security checks, JSON body parsing, then the routes. Nothing else lives here. */
+export function createApp(deps: AppDeps): HttpApp {
+  const app = new Koa();
+  app.silent = true; // errors are logged by errorMiddleware, once
+  const sessions = new SseSessions();
+  // Paths match with and without a trailing slash (the router is not strict).
+  const router = new Router();
+  settingsRoutes(router, deps);
+  statusRoutes(router, deps);
+  updatesRoutes(router, deps, sessions);
+
+  app.use(errorMiddleware(deps.logger));
+  app.use(securityMiddleware(deps.config));
+  app.use(jsonBodyMiddleware());
+  app.use(router.routes());
+  // Sets 405/501 with an Allow header; errorMiddleware turns that into our JSON error.
+  app.use(router.allowedMethods());
+  return { app, sessions };
+}

@@ -1,0 +1,87 @@
+import { availableParallelism } from 'node:os';
+import Type, { type Static, type TSchema } from 'typebox';
+import { SchedulerRulesSchema } from './scheduler-rules.js';
+
+/**
+ * The settings object of GET /api/settings/, grouped by section (spec 2.1). This schema is the single source of
+ * truth: the dotted keys accepted by PUT, their validation, the defaults and the documented ranges all derive
+ * from it. Add a key here and it is settable, persisted and reported.
+ */
+export const SettingsSchema = Type.Object(
+  {
+    summarizer: Type.Object(
+      {
+        provider: Type.Union([Type.Literal('local'), Type.Literal('ollama'), Type.Literal('openai')], {
+          default: 'local',
+          description: "Who writes title/summary/keywords: 'local' (extractive, offline), 'ollama' or 'openai' (any OpenAI-compatible endpoint)",
+        }),
+        model: Type.String({
+          minLength: 1,
+          maxLength: 200,
+          default: 'extractive',
+          description: "Model name for the provider ('extractive' for local; e.g. 'llama3.2' for ollama)",
+        }),
+        base_url: Type.Union([Type.String({ minLength: 1, maxLength: 500, pattern: '^https?://' }), Type.Null()], {
+          default: null,
+          description: 'Endpoint of the ollama/openai provider; null uses the provider default',
+        }),
+        timeout_seconds: Type.Number({ minimum: 1, maximum: 600, default: 30, description: 'Per-file timeout of a remote summarizer call' }),
+      },
+      { additionalProperties: false },
+    ),
+    queue: Type.Object(
+      {
+        cooldown_seconds: Type.Number({ minimum: 0, maximum: 86400, default: 5, description: 'Debounce: how long a changed file must stay quiet before it is processed' }),
+        max_concurrency: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Files processed at once (default: the number of CPU cores)' }),
+        max_retries: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries (with exponential backoff) before a file is marked failed' }),
+      },
+      { additionalProperties: false },
+    ),
+    scheduler: Type.Object(
+      {
+        enabled: Type.Boolean({ default: false, description: 'Pause the queue when system conditions do not satisfy the rules' }),
+        combine_mode: Type.Union([Type.Literal('ALL'), Type.Literal('ANY')], { default: 'ALL', description: 'ALL: every enabled rule must pass; ANY: at least one' }),
+        check_interval_seconds: Type.Number({ minimum: 1, maximum: 86400, default: 60, description: 'Seconds between condition checks' }),
+        rules: SchedulerRulesSchema,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type Settings = Static<typeof SettingsSchema>;
+export type SectionName = keyof Settings;
+
+export interface SettingDefinition {
+  key: string; // dotted: 'queue.cooldown_seconds'
+  section: string;
+  name: string;
+  schema: TSchema;
+}
+
+interface ObjectSchemaLike {
+  properties: Record<string, TSchema>;
+}
+
+/** Every settable key, derived from the schema (section.key). */
+export const settingDefinitions: ReadonlyMap<string, SettingDefinition> = new Map(
+  Object.entries((SettingsSchema as unknown as ObjectSchemaLike).properties).flatMap(([section, sectionSchema]) =>
+    Object.entries((sectionSchema as unknown as ObjectSchemaLike).properties).map(([name, schema]) => {
+      const key = `${section}.${name}`;
+      return [key, { key, section, name, schema }] as const;
+    }),
+  ),
+);
+
+/** Defaults from the schema's `default` annotations; the concurrency default is the machine's core count. */
+export function defaultSettings(): Settings {
+  const result: Record<string, Record<string, unknown>> = {};
+  for (const def of settingDefinitions.values()) {
+    const annotated = (def.schema as { default?: unknown }).default;
+    (result[def.section] ??= {})[def.name] = structuredClone(annotated);
+  }
+  const settings = result as unknown as Settings;
+  settings.queue.max_concurrency = Math.max(1, Math.min(availableParallelism(), 256));
+  return settings;
+}

@@ -1,0 +1,77 @@
+import pg from 'pg';
+import type { SqlDatabase, SqlExecutor, SqlResult, SqlValue } from '../sql.js';
+
+/** int8 as a JS number, as PGlite does: sizes and ids stay far below 2^53. */
+const INT8_OID = 20;
+const typeParsers = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
+  return {
+    async query<Row>(text: string, params: readonly SqlValue[] = []): Promise<SqlResult<Row>> {
+      const result = await target.query(text, params as unknown[]);
+      return { rows: result.rows as Row[], affectedRows: result.rowCount ?? 0 };
+    },
+    async exec(text: string): Promise<void> {
+      await target.query(text);
+    },
+  };
+}
+
+export class PgvectorMissingError extends Error {
+  override name = 'PgvectorMissingError';
+}
+
+/** Where the server is, without the password, for messages. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+/**
+ * A PostgreSQL server through node-postgres. Makes sure pgvector is available: creates the extension if missing,
+ * and fails with one clear message if the server does not have it installed.
+ */
+export async function openPostgres(url: string, options: { max?: number } = {}): Promise<SqlDatabase> {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: typeParsers });
+  // An idle client that loses its server must not crash the process; the next query reports the problem.
+  pool.on('error', () => undefined);
+  try {
+    await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
+  } catch (err) {
+    await pool.end();
+    const reason = err instanceof Error ? err.message : String(err);
+    if (/extension "vector"|vector\.control|could not open extension control file/i.test(reason)) {
+      throw new PgvectorMissingError(
+        `The PostgreSQL server at ${describeDatabaseUrl(url)} does not have the pgvector extension installed ` +
+          `(${reason}). Install pgvector on the server (e.g. use the pgvector/pgvector Docker image), ` +
+          `or unset DATABASE_URL to use the embedded database.`,
+      );
+    }
+    throw new Error(`Cannot use the PostgreSQL server at ${describeDatabaseUrl(url)}: ${reason}`);
+  }
+  return {
+    ...executor(pool),
+    async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(executor(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { ConfigError, DEFAULT_PORT, loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('defaults to loopback on port 60534 with the embedded database', () => {
+    const config = loadConfig({});
+    expect(config).to.include({ host: '127.0.0.1', port: DEFAULT_PORT, databaseUrl: null, apiToken: null, logLevel: 'info' });
+    expect(DEFAULT_PORT).to.equal(60534);
+    expect(config.dataDir).to.match(/filesift$/);
+  });
+
+  it('reads every documented variable', () => {
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '8080',
+      FILESIFT_DATA_DIR: '/var/lib/fs',
+      DATABASE_URL: 'postgres://u:p@db:5432/filesift',
+      FILESIFT_API_TOKEN: 'tok',
+      FILESIFT_MODEL_DIR: '/models/minilm',
+      LOG_LEVEL: 'debug',
+      FILESIFT_ALLOWED_HOSTS: 'a.lan, B.lan',
+      FILESIFT_CORS_ORIGINS: 'http://x',
+    });
+    expect(config).to.deep.include({
+      host: '0.0.0.0',
+      port: 8080,
+      dataDir: '/var/lib/fs',
+      databaseUrl: 'postgres://u:p@db:5432/filesift',
+      apiToken: 'tok',
+      modelDir: '/models/minilm',
+      logLevel: 'debug',
+      allowedHosts: ['a.lan', 'b.lan'],
+      corsOrigins: ['http://x'],
+    });
+  });
+
+  it('refuses a non-loopback HOST without FILESIFT_API_TOKEN', () => {
+    expect(() => loadConfig({ HOST: '0.0.0.0' })).to.throw(ConfigError, /FILESIFT_API_TOKEN/);
+    expect(() => loadConfig({ HOST: '::1' })).not.to.throw();
+  });
+
+  it('names the variable that is wrong', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).to.throw(ConfigError, /PORT/);
+    expect(() => loadConfig({ PORT: '70000' })).to.throw(ConfigError, /PORT/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(ConfigError, /LOG_LEVEL/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).to.throw(ConfigError, /DATABASE_URL/);
+  });
+});

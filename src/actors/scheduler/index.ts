@@ -6,3 +6,4 @@ export * from './readings.js';
 export * from './cpu-idle.js';
 export * from './evaluate.js';
 export * from './scheduler.js';
+export * from './view.js';

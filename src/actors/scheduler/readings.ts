@@ -55,6 +55,8 @@ export interface SystemReadingsOptions {
   platform?: NodeJS.Platform;
   systemInformation?: SystemInformationSource;
   cpuTicks?: () => CpuTicks | null;
+  /** Monotonic milliseconds (default performance.now); a seam so tests can step time. */
+  monotonicNow?: () => number;
 }
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -95,15 +97,19 @@ export function createSystemReadingsProvider(options: SystemReadingsOptions = {}
   const platform = options.platform ?? process.platform;
   const source: SystemInformationSource = options.systemInformation ?? si;
   const ticks = options.cpuTicks ?? (() => readCpuTicks());
+  // Monotonic time: the tracker refuses windows that go backwards, which wall-clock time can do.
+  const monotonicNow = options.monotonicNow ?? (() => performance.now());
+  // The background sampler runs every sampleIntervalMs; a window much longer than that means the process
+  // did not run (the machine slept, the process was stopped), and nothing is known about that time.
+  const maxContiguousWindowMs = Math.max(3 * sampleIntervalMs, 15_000);
   const tracker = createCpuIdleTracker({ thresholdPercent });
 
-  // Monotonic time: the tracker refuses windows that go backwards, which wall-clock time can do.
   let windowStart: { ticks: CpuTicks; at: number } | null = null;
   let lastLoad: number | null = null;
 
   function sampleCpu(): void {
     const now = ticks();
-    const at = performance.now();
+    const at = monotonicNow();
     if (now === null) return;
     if (windowStart === null) {
       windowStart = { ticks: now, at };
@@ -111,7 +117,8 @@ export function createSystemReadingsProvider(options: SystemReadingsOptions = {}
     }
     const load = loadPercentBetween(windowStart.ticks, now);
     if (load === null) return; // no tick elapsed yet: let the window grow
-    tracker.record({ from: windowStart.at, to: at, loadPercent: load });
+    const hole = at - windowStart.at > maxContiguousWindowMs;
+    tracker.record({ from: hole ? at : windowStart.at, to: at, loadPercent: load });
     windowStart = { ticks: now, at };
     lastLoad = load;
   }
@@ -126,13 +133,13 @@ export function createSystemReadingsProvider(options: SystemReadingsOptions = {}
       const reason = 'os.cpus() reports no CPUs on this system';
       return { cpu_percent: unavailable(reason), cpu_idle: unavailable(reason) };
     }
-    const age = performance.now() - windowStart.at;
+    const age = monotonicNow() - windowStart.at;
     if (lastLoad === null && age < minWindowMs) {
       // First read right after start: wait until the window is long enough to mean something. (Not
       // unref'd: someone awaits this read, and the wait is bounded by minCpuWindowMs.)
       await new Promise((resolve) => setTimeout(resolve, minWindowMs - age));
     }
-    if (lastLoad === null || performance.now() - windowStart.at >= minWindowMs) sampleCpu();
+    if (lastLoad === null || monotonicNow() - windowStart.at >= minWindowMs) sampleCpu();
     const idle = tracker.idleSeconds();
     if (lastLoad === null || idle === null) {
       const reason = 'no CPU tick elapsed since sampling started';

@@ -114,21 +114,49 @@ describe('createSystemReadingsProvider', () => {
 
   it('tracks cpu_idle from the sampled load and resets it when the CPU gets busy', async () => {
     let busy = 1;
+    let now = 0;
     await withProvider(
-      { cpuTicks: ticksAt(() => busy), minCpuWindowMs: 5, cpuSampleIntervalMs: 60_000, systemInformation: source({}) },
+      {
+        cpuTicks: ticksAt(() => busy),
+        monotonicNow: () => now,
+        minCpuWindowMs: 0,
+        cpuSampleIntervalMs: 5_000,
+        systemInformation: source({}),
+      },
       async (provider) => {
+        now = 1_000;
         const first = await provider.read();
         expect(first.cpu_percent).to.deep.equal({ available: true, value: 1 });
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        const second = await provider.read();
-        expect(second.cpu_idle.available).to.equal(true);
-        expect(second.cpu_idle.value).to.be.greaterThan(0);
-        expect(second.cpu_idle).to.have.property('note', 'seconds continuously below 10% total CPU load');
+        expect(first.cpu_idle).to.deep.equal({
+          available: true,
+          value: 1,
+          note: 'seconds continuously below 10% total CPU load',
+        });
+        now = 6_000;
+        expect((await provider.read()).cpu_idle.value).to.equal(6);
         busy = 50;
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        const third = await provider.read();
-        expect(third.cpu_percent).to.deep.equal({ available: true, value: 50 });
-        expect(third.cpu_idle.value).to.equal(0);
+        now = 7_000;
+        const busyRead = await provider.read();
+        expect(busyRead.cpu_percent.value).to.equal(50);
+        expect(busyRead.cpu_idle.value).to.equal(0);
+        busy = 2;
+        now = 9_500;
+        expect((await provider.read()).cpu_idle.value).to.equal(2.5);
+      },
+    );
+  });
+
+  it('restarts cpu_idle after a hole in sampling (the machine slept)', async () => {
+    let now = 0;
+    await withProvider(
+      { cpuTicks: ticksAt(() => 1), monotonicNow: () => now, minCpuWindowMs: 0, systemInformation: source({}) },
+      async (provider) => {
+        now = 10_000;
+        expect((await provider.read()).cpu_idle.value).to.equal(10);
+        now = 70_000; // 60 s without a sample: more than three sampling periods
+        expect((await provider.read()).cpu_idle.value).to.equal(0);
+        now = 74_000;
+        expect((await provider.read()).cpu_idle.value).to.equal(4);
       },
     );
   });

@@ -116,15 +116,13 @@ export class PersistBuffer<E> {
     const removes = [...this.#removes];
     this.#upserts.clear();
     this.#removes.clear();
-    const items = entries.map(([id, entry]) => {
-      this.#stored.add(id);
-      return this.#snapshot(entry);
-    });
+    for (const [id] of entries) this.#stored.add(id);
     let result: FlushResult = { ok: true };
     try {
-      for (const batch of chunks(items, this.#options.maxBatchSize)) {
+      // Snapshot one batch at a time (the latest state, and no long pause for a big flush).
+      for (const batch of chunks(entries, this.#options.maxBatchSize)) {
         this.#writes++;
-        await this.#port.upsert(batch);
+        await this.#port.upsert(batch.map(([, entry]) => this.#snapshot(entry)));
       }
       for (const batch of chunks(removes, this.#options.maxBatchSize)) {
         this.#writes++;

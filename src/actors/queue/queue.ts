@@ -12,7 +12,6 @@ import { applyEvent, planReinsert, type CoalesceOps } from './coalesce.js';
 import { DueHeap, type HeapMember } from './due-heap.js';
 import { PersistBuffer, type FlushResult } from './persist-buffer.js';
 import {
-  toPublicItem,
   type ProcessOutcome,
   type QueueAction,
   type QueueClock,
@@ -29,6 +28,9 @@ import {
   type TimerHandle,
 } from './types.js';
 import { checkEvent, checkPersistenceOptions, checkSettings, storedItemProblem } from './validate.js';
+
+/** Items moved from cooling_down to ready per timer tick. */
+const PROMOTE_SLICE = 1000;
 
 export interface QueueOptions {
   persistence: QueuePersistence;
@@ -385,9 +387,14 @@ class Queue implements QueueApi {
     this.#onEvent({ ...why, item: this.#public(entry) });
   }
 
+  /**
+   * Moves due items to ready, at most PROMOTE_SLICE per call so that a burst coming due at once does not
+   * hold the event loop: the timer re-arms at once (the top is already due) for the rest.
+   */
   #promoteDue(): void {
     const now = this.#clock.now();
-    for (let top = this.#cooling.peek(); top !== undefined && top.dueAt <= now; top = this.#cooling.peek()) {
+    let budget = PROMOTE_SLICE;
+    for (let top = this.#cooling.peek(); top !== undefined && top.dueAt <= now && budget-- > 0; top = this.#cooling.peek()) {
       this.#cooling.pop();
       top.status = 'ready';
       this.#ready.add(top);
@@ -539,10 +546,6 @@ class Queue implements QueueApi {
   }
 
   #public(entry: Entry): QueueItem {
-    return toPublicItem(this.#stored(entry));
-  }
-
-  #stored(entry: Entry): StoredQueueItem {
     return {
       id: entry.id,
       file_path: entry.path,
@@ -552,6 +555,12 @@ class Queue implements QueueApi {
       cooldown_expires_at: entry.dueAt / 1000,
       dest_path: entry.dest,
       retry_count: entry.retryCount,
+    };
+  }
+
+  #stored(entry: Entry): StoredQueueItem {
+    return {
+      ...this.#public(entry),
       job_id: entry.jobId,
       last_error: entry.lastError,
       last_event_at: entry.lastEventAt === null ? null : entry.lastEventAt / 1000,

@@ -48,24 +48,30 @@ export class FakeClock implements QueueClock {
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;
     await settle();
-    for (;;) {
-      let nextId = -1;
-      let nextDue = Infinity;
-      for (const [id, timer] of this.#timers) {
-        if (timer.due < nextDue || (timer.due === nextDue && id < nextId)) {
-          nextId = id;
-          nextDue = timer.due;
-        }
-      }
-      if (nextId < 0 || nextDue > target) break;
-      const timer = this.#timers.get(nextId) as { due: number; fn: () => void };
-      this.#timers.delete(nextId);
-      this.#now = Math.max(this.#now, timer.due);
-      timer.fn();
-      await settle();
+    while (await this.runNextTimer(target)) {
+      // fired one
     }
     this.#now = target;
     await settle();
+  }
+
+  /** Fires the earliest timer if it is due by `until` (moving time to it); false when there is none. */
+  async runNextTimer(until = Infinity): Promise<boolean> {
+    let nextId = -1;
+    let nextDue = Infinity;
+    for (const [id, timer] of this.#timers) {
+      if (timer.due < nextDue || (timer.due === nextDue && id < nextId)) {
+        nextId = id;
+        nextDue = timer.due;
+      }
+    }
+    if (nextId < 0 || nextDue > until) return false;
+    const timer = this.#timers.get(nextId) as { due: number; fn: () => void };
+    this.#timers.delete(nextId);
+    this.#now = Math.max(this.#now, timer.due);
+    timer.fn();
+    await settle();
+    return true;
   }
 
   /** Seconds-based convenience. */
@@ -81,12 +87,24 @@ export class MemoryPersistence implements QueuePersistence {
   largestBatch = 0;
   /** Number of upcoming write calls that fail. */
   failWrites = 0;
+  #gate: Promise<void> | null = null;
+
+  /** Makes writes wait until the returned function is called. */
+  hold(): () => void {
+    let release = () => {};
+    this.#gate = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.#gate = null;
+      release();
+    };
+  }
 
   async loadAll(): Promise<StoredQueueItem[]> {
     return [...this.rows.values()].map((row) => ({ ...row }));
   }
 
   async upsert(items: StoredQueueItem[]): Promise<void> {
+    if (this.#gate !== null) await this.#gate;
     this.#maybeFail();
     this.upsertCalls++;
     this.largestBatch = Math.max(this.largestBatch, items.length);
@@ -94,6 +112,7 @@ export class MemoryPersistence implements QueuePersistence {
   }
 
   async remove(ids: string[]): Promise<void> {
+    if (this.#gate !== null) await this.#gate;
     this.#maybeFail();
     this.removeCalls++;
     this.largestBatch = Math.max(this.largestBatch, ids.length);

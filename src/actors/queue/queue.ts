@@ -3,96 +3,40 @@
  * `maxConcurrency` items at once through the processor, retries failures with exponential backoff, honours
  * the manual and scheduler pause flags, and persists its items in coalesced batches (persist-buffer.ts).
  *
- * Costs: one timer for the earliest cooldown (a heap of due times), O(log n) per event, O(1) `status()`.
+ * Costs: one timer for the earliest due item (a heap of due times), O(log n) per event, O(1) `status()`.
  * docs/queue.md describes the behaviour for users.
  */
 import { randomUUID } from 'node:crypto';
+import type { QueueApi, QueueOptions } from './api.js';
 import { systemClock } from './clock.js';
 import { applyEvent, planReinsert, type CoalesceOps } from './coalesce.js';
-import { DueHeap, type HeapMember } from './due-heap.js';
+import { fromStored, ItemTable, toPublic, toStored, type Entry } from './item-table.js';
 import { PersistBuffer, type FlushResult } from './persist-buffer.js';
-import {
-  type ProcessOutcome,
-  type QueueAction,
-  type QueueClock,
-  type QueueEvent,
-  type QueueFileEvent,
-  type QueueItem,
-  type QueueItemStatus,
-  type QueuePersistence,
-  type QueuePersistenceOptions,
-  type QueueProcessor,
-  type QueueSettings,
-  type QueueStatus,
-  type StoredQueueItem,
-  type TimerHandle,
+import type {
+  ProcessOutcome,
+  QueueClock,
+  QueueEvent,
+  QueueFileEvent,
+  QueueItem,
+  QueuePersistence,
+  QueueProcessor,
+  QueueRemovalCause,
+  QueueSettings,
+  QueueStatus,
+  StoredQueueItem,
+  TimerHandle,
 } from './types.js';
 import { checkEvent, checkPersistenceOptions, checkSettings, storedItemProblem } from './validate.js';
 
-/** Items moved from cooling_down to ready per timer tick. */
+export type { QueueApi, QueueOptions } from './api.js';
+
+/** Items moved from cooling_down to ready per timer tick, so a burst coming due at once does not hold the loop. */
 const PROMOTE_SLICE = 1000;
 
-export interface QueueOptions {
-  persistence: QueuePersistence;
-  processor: QueueProcessor;
-  /** cooldownSeconds, maxConcurrency and maxRetries are required; the retry delays have defaults. */
-  settings: Pick<QueueSettings, 'cooldownSeconds' | 'maxConcurrency' | 'maxRetries'> & Partial<QueueSettings>;
-  onEvent?: (event: QueueEvent) => void;
-  /** Unexpected trouble that must not stop the queue: a throwing processor or listener, a failed write. */
-  onError?: (error: unknown, context: string) => void;
-  clock?: QueueClock;
-  persistenceOptions?: Partial<QueuePersistenceOptions>;
-  /** Pause flags to start with (the service keeps the manual flag across restarts, if it wants). */
-  manuallyPaused?: boolean;
-  schedulerPaused?: boolean;
-}
-
-export interface QueueApi {
-  /** Loads the persisted items (`processing` comes back `ready`) and starts scheduling. Call once. */
-  start(): Promise<void>;
-  /** Adds or coalesces one file event. False once the queue is closing. */
-  enqueue(event: QueueFileEvent): boolean;
-  /** Same for many events; returns how many were taken. */
-  enqueueMany(events: readonly QueueFileEvent[]): number;
-  /** Manual pause (POST /api/queue/pause); answers the new status. */
-  pause(): QueueStatus;
-  /** Clears the manual pause; the queue stays paused while the scheduler pauses it. */
-  resume(): QueueStatus;
-  setSchedulerPaused(paused: boolean): QueueStatus;
-  status(): QueueStatus;
-  /** All items in the queue, oldest first, in the API's shape. */
-  items(): QueueItem[];
-  /** One item with its internal fields, or undefined. */
-  get(id: string): StoredQueueItem | undefined;
-  /** Removes an item; one that is processing has its signal aborted. False when there is no such item. */
-  remove(id: string): boolean;
-  /** Removes every item the predicate accepts; returns how many. */
-  removeWhere(predicate: (item: StoredQueueItem) => boolean): number;
-  /** Removes the items whose path (or move destination) lies in `directory`; returns how many. */
-  removeUnder(directory: string): number;
-  /** Applies settings live; answers the full settings. Throws naming a bad field. */
-  updateSettings(changes: Partial<QueueSettings>): QueueSettings;
-  settings(): QueueSettings;
-  /** Writes pending changes to the persistence port now. */
-  flush(): Promise<FlushResult>;
-  /** Starts nothing new, waits for the items in flight, writes everything. The queue is done afterwards. */
-  close(): Promise<void>;
-}
-
-interface Entry extends HeapMember {
-  readonly id: string;
-  path: string;
-  action: QueueAction;
-  dest: string | null;
-  status: QueueItemStatus;
-  readonly enqueuedAt: number; // ms, like every time below
-  /** Last event that (re)started the cooldown; null while waiting out a retry backoff. */
-  lastEventAt: number | null;
-  retryCount: number;
-  jobId: number | null;
-  lastError: string | null;
-  inQueue: boolean;
-}
+type Departure =
+  | { type: 'queue_item_removed'; cause: QueueRemovalCause }
+  | { type: 'queue_item_completed' }
+  | { type: 'queue_item_failed'; reason: string };
 
 interface Run {
   readonly entry: Entry;
@@ -111,17 +55,12 @@ class Queue implements QueueApi {
   readonly #onEvent: (event: QueueEvent) => void;
   readonly #onError: (error: unknown, context: string) => void;
   readonly #buffer: PersistBuffer<Entry>;
+  readonly #table = new ItemTable();
+  readonly #busy = new Map<string, Run>(); // path or move destination → the run touching it
+  readonly #runs = new Set<Run>(); // in flight, including runs of items removed meanwhile
   #settings: QueueSettings;
   #manual: boolean;
   #scheduler: boolean;
-
-  readonly #entries = new Map<string, Entry>(); // every item in the queue, oldest first
-  readonly #waiting = new Map<string, Entry>(); // path or move destination → the waiting item touching it
-  readonly #busy = new Map<string, Run>(); // path or move destination → the run touching it
-  readonly #runs = new Set<Run>();
-  readonly #cooling = new DueHeap<Entry>();
-  readonly #ready = new Set<Entry>(); // in the order they became ready
-  #processing = 0;
   #timer: TimerHandle | null = null;
   #timerDue = Infinity;
   #state: 'new' | 'starting' | 'running' | 'closing' = 'new';
@@ -147,7 +86,7 @@ class Queue implements QueueApi {
       this.#persistence,
       this.#clock,
       checkPersistenceOptions(options.persistenceOptions),
-      (entry) => this.#stored(entry),
+      toStored,
       (error) => this.#onError(error, 'persisting queue items failed'),
     );
   }
@@ -157,21 +96,26 @@ class Queue implements QueueApi {
   async start(): Promise<void> {
     if (this.#state !== 'new') throw new Error('queue.start() was already called');
     this.#state = 'starting';
-    const loaded = await this.#persistence.loadAll();
+    let loaded: StoredQueueItem[];
+    try {
+      loaded = await this.#persistence.loadAll();
+    } catch (error) {
+      this.#state = 'new'; // start() may be tried again
+      throw error;
+    }
     this.#buffer.markStored(loaded.map((item) => item.id));
     const usable = loaded.filter((item) => {
       const problem = storedItemProblem(item);
-      if (problem !== null) this.#onError(new Error(`${problem}: ${JSON.stringify(item)}`), 'dropped a stored item');
-      if (problem !== null && typeof item.id === 'string') this.#buffer.markRemove(item.id);
-      return problem === null;
+      if (problem === null) return true;
+      this.#onError(new Error(`${problem}: ${JSON.stringify(item)}`), 'dropped a stored item');
+      if (typeof item.id === 'string') this.#buffer.markRemove(item.id);
+      return false;
     });
     usable.sort((a, b) => a.enqueued_at - b.enqueued_at);
     // Waiting items first, then the interrupted ones, which are older than any waiting item on their paths.
     for (const item of usable) if (item.status !== 'processing') this.#restoreWaiting(item);
     for (const item of usable) if (item.status === 'processing') this.#restoreInterrupted(item);
-    const oldestFirst = [...this.#entries.values()].sort((a, b) => a.enqueuedAt - b.enqueuedAt);
-    this.#entries.clear();
-    for (const entry of oldestFirst) this.#entries.set(entry.id, entry);
+    this.#table.sortOldestFirst();
     if (this.#state !== 'starting') return; // closed meanwhile
     this.#state = 'running';
     this.#promoteDue();
@@ -211,7 +155,7 @@ class Queue implements QueueApi {
 
   /** How the coalescing rules edit the queue. */
   readonly #ops: CoalesceOps<Entry> = {
-    touching: (path) => this.#waiting.get(path),
+    touching: (path) => this.#table.touching(path),
     add: (path, action, dest, jobId) => {
       const now = this.#clock.now();
       const entry: Entry = {
@@ -230,12 +174,11 @@ class Queue implements QueueApi {
         heapIndex: -1,
         heapSeq: 0,
       };
-      this.#entries.set(entry.id, entry);
-      this.#place(entry);
+      this.#table.place(entry);
       this.#changed(entry, 'queue_item_added');
     },
     change: (entry, action, dest, restartFor) => {
-      this.#unindex(entry);
+      this.#table.unindex(entry);
       entry.action = action;
       entry.dest = dest;
       if (restartFor !== undefined) {
@@ -244,10 +187,9 @@ class Queue implements QueueApi {
         entry.retryCount = 0;
         entry.lastError = null;
         if (restartFor.jobId !== null) entry.jobId = restartFor.jobId;
-        this.#ready.delete(entry);
         entry.status = 'cooling_down';
       }
-      this.#place(entry);
+      this.#table.place(entry);
       this.#changed(entry, 'queue_item_updated');
     },
     drop: (entry) => this.#leave(entry, { type: 'queue_item_removed', cause: 'superseded' }),
@@ -285,20 +227,17 @@ class Queue implements QueueApi {
       paused: this.#manual || this.#scheduler,
       manually_paused: this.#manual,
       scheduler_paused: this.#scheduler,
-      total_items: this.#entries.size,
-      cooling_down: this.#cooling.size,
-      ready: this.#ready.size,
-      processing: this.#processing,
+      ...this.#table.counts(),
     };
   }
 
   items(): QueueItem[] {
-    return [...this.#entries.values()].map((entry) => this.#public(entry));
+    return [...this.#table.entries.values()].map(toPublic);
   }
 
   get(id: string): StoredQueueItem | undefined {
-    const entry = this.#entries.get(id);
-    return entry === undefined ? undefined : this.#stored(entry);
+    const entry = this.#table.entries.get(id);
+    return entry === undefined ? undefined : toStored(entry);
   }
 
   settings(): QueueSettings {
@@ -308,14 +247,14 @@ class Queue implements QueueApi {
   // ------------------------------------------------------------------------------------------ editing
 
   remove(id: string): boolean {
-    const entry = this.#entries.get(id);
+    const entry = this.#table.entries.get(id);
     if (entry === undefined) return false;
     this.#leave(entry, { type: 'queue_item_removed', cause: 'request' });
     return true;
   }
 
   removeWhere(predicate: (item: StoredQueueItem) => boolean): number {
-    const doomed = [...this.#entries.values()].filter((entry) => predicate(this.#stored(entry)));
+    const doomed = [...this.#table.entries.values()].filter((entry) => predicate(toStored(entry)));
     for (const entry of doomed) this.remove(entry.id);
     return doomed.length;
   }
@@ -330,13 +269,12 @@ class Queue implements QueueApi {
     const previous = this.#settings;
     this.#settings = checkSettings(previous, changes);
     if (this.#settings.cooldownSeconds !== previous.cooldownSeconds) {
-      // Cooldowns count from each item's last event, so they follow the new setting at once.
-      for (const entry of this.#cooling.values()) {
-        if (entry.lastEventAt === null) continue; // a retry backoff is not a cooldown
-        entry.dueAt = entry.lastEventAt + this.#cooldownMs();
-        this.#buffer.markUpsert(entry.id, entry);
-      }
-      this.#cooling.rebuild();
+      // Cooldowns count from each item's last event, so they follow the new setting at once. A retry
+      // backoff (no last event) is not a cooldown and keeps its time.
+      const changed = this.#table.reschedule((entry) =>
+        entry.lastEventAt === null ? entry.dueAt : entry.lastEventAt + this.#cooldownMs(),
+      );
+      for (const entry of changed) this.#buffer.markUpsert(entry.id, entry);
       this.#promoteDue();
       this.#clearTimer();
       this.#armTimer();
@@ -347,75 +285,34 @@ class Queue implements QueueApi {
 
   // ------------------------------------------------------------------------------------------ scheduling
 
-  /** Puts a waiting item where it belongs: the path index, and the cooling heap or the ready set. */
-  #place(entry: Entry): void {
-    this.#waiting.set(entry.path, entry);
-    if (entry.dest !== null) this.#waiting.set(entry.dest, entry);
-    if (entry.status === 'ready') {
-      this.#cooling.remove(entry);
-      this.#ready.add(entry);
-    } else if (this.#cooling.has(entry)) {
-      this.#cooling.update(entry);
-    } else {
-      this.#cooling.push(entry);
-    }
-  }
-
-  #unindex(entry: Entry): void {
-    if (this.#waiting.get(entry.path) === entry) this.#waiting.delete(entry.path);
-    if (entry.dest !== null && this.#waiting.get(entry.dest) === entry) this.#waiting.delete(entry.dest);
-  }
-
   /** Takes an item out of the queue for good, with the event that says why. */
-  #leave(
-    entry: Entry,
-    why:
-      | { type: 'queue_item_removed'; cause: 'request' | 'superseded' }
-      | { type: 'queue_item_completed' }
-      | { type: 'queue_item_failed'; reason: string },
-  ): void {
-    this.#unindex(entry);
-    this.#cooling.remove(entry);
-    this.#ready.delete(entry);
-    if (entry.status === 'processing') {
-      this.#processing--;
-      for (const run of this.#runs) if (run.entry === entry && why.type === 'queue_item_removed') run.controller.abort();
+  #leave(entry: Entry, why: Departure): void {
+    if (entry.status === 'processing' && why.type === 'queue_item_removed') {
+      for (const run of this.#runs) if (run.entry === entry) run.controller.abort();
     }
-    entry.inQueue = false;
-    this.#entries.delete(entry.id);
+    this.#table.delete(entry);
     this.#buffer.markRemove(entry.id);
-    this.#onEvent({ ...why, item: this.#public(entry) });
+    this.#onEvent({ ...why, item: toPublic(entry) });
   }
 
-  /**
-   * Moves due items to ready, at most PROMOTE_SLICE per call so that a burst coming due at once does not
-   * hold the event loop: the timer re-arms at once (the top is already due) for the rest.
-   */
   #promoteDue(): void {
-    const now = this.#clock.now();
-    let budget = PROMOTE_SLICE;
-    for (let top = this.#cooling.peek(); top !== undefined && top.dueAt <= now && budget-- > 0; top = this.#cooling.peek()) {
-      this.#cooling.pop();
-      top.status = 'ready';
-      this.#ready.add(top);
-      this.#changed(top, 'queue_item_updated');
-    }
+    for (const entry of this.#table.promoteDue(this.#clock.now(), PROMOTE_SLICE)) this.#changed(entry, 'queue_item_updated');
   }
 
   /** One timer, for the earliest due item. A timer that fires early finds nothing due and re-arms. */
   #armTimer(): void {
     if (this.#state !== 'running') return;
-    const top = this.#cooling.peek();
-    if (top === undefined || (this.#timer !== null && this.#timerDue <= top.dueAt)) return;
+    const due = this.#table.nextDue();
+    if (due === undefined || (this.#timer !== null && this.#timerDue <= due)) return;
     this.#clearTimer();
-    this.#timerDue = top.dueAt;
+    this.#timerDue = due;
     this.#timer = this.#clock.setTimeout(() => {
       this.#timer = null;
       this.#timerDue = Infinity;
       this.#promoteDue();
-      this.#armTimer();
+      this.#armTimer(); // at once again if a slice was left due
       this.#pump();
-    }, top.dueAt - this.#clock.now());
+    }, due - this.#clock.now());
   }
 
   #clearTimer(): void {
@@ -427,40 +324,46 @@ class Queue implements QueueApi {
   /** Starts ready items while there is room. An item whose path is still processing waits its turn. */
   #pump(): void {
     if (this.#state !== 'running' || this.#manual || this.#scheduler) return;
+    const isBusy = (path: string) => this.#busy.has(path);
     while (this.#runs.size < this.#settings.maxConcurrency) {
-      let next: Entry | undefined;
-      for (const entry of this.#ready) {
-        if (!this.#busy.has(entry.path) && (entry.dest === null || !this.#busy.has(entry.dest))) {
-          next = entry;
-          break;
-        }
-      }
+      const next = this.#table.nextStartable(isBusy);
       if (next === undefined) return;
       this.#run(next);
     }
   }
 
   #run(entry: Entry): void {
-    this.#ready.delete(entry);
-    this.#unindex(entry);
-    entry.status = 'processing';
-    this.#processing++;
+    this.#table.startProcessing(entry);
     const run: Run = { entry, controller: new AbortController(), done: Promise.resolve() };
     this.#busy.set(entry.path, run);
     if (entry.dest !== null) this.#busy.set(entry.dest, run);
     this.#runs.add(run);
     this.#changed(entry, 'queue_item_processing');
-    const item = this.#stored(entry);
+    const item = toStored(entry);
     run.done = Promise.resolve()
       .then(() => this.#processor.process(item, run.controller.signal))
       .then(
-        (outcome) => outcome,
+        (outcome) => this.#checkOutcome(outcome, item),
         (error: unknown): ProcessOutcome => {
           this.#onError(error, `processor threw for ${item.file_path}`);
-          return { ok: false, retryable: true, reason: `processor error: ${error instanceof Error ? error.message : String(error)}` };
+          const message = error instanceof Error ? error.message : String(error);
+          return { ok: false, retryable: true, reason: `processor error: ${message}` };
         },
       )
       .then((outcome) => this.#finish(run, outcome));
+  }
+
+  /** A processor bug must not wedge the path: a malformed answer counts as a retryable failure. */
+  #checkOutcome(outcome: unknown, item: StoredQueueItem): ProcessOutcome {
+    if (typeof outcome === 'object' && outcome !== null && 'ok' in outcome) {
+      if (outcome.ok === true) return { ok: true };
+      if (outcome.ok === false && 'reason' in outcome && typeof outcome.reason === 'string') {
+        const retryable = 'retryable' in outcome ? outcome.retryable !== false : true;
+        return { ok: false, reason: outcome.reason, retryable };
+      }
+    }
+    this.#onError(new Error(`malformed outcome ${JSON.stringify(outcome)}`), `processor answered badly for ${item.file_path}`);
+    return { ok: false, retryable: true, reason: 'processor returned a malformed outcome' };
   }
 
   #finish(run: Run, outcome: ProcessOutcome): void {
@@ -486,8 +389,7 @@ class Queue implements QueueApi {
     }
     const { retryBaseSeconds, retryMaxSeconds } = this.#settings;
     const delaySeconds = Math.min(retryBaseSeconds * 2 ** (entry.retryCount - 1), retryMaxSeconds);
-    this.#processing--;
-    entry.status = 'cooling_down';
+    this.#table.stopProcessing(entry, 'cooling_down');
     entry.lastEventAt = null;
     entry.dueAt = this.#clock.now() + delaySeconds * 1000;
     this.#reinsert(entry);
@@ -500,41 +402,38 @@ class Queue implements QueueApi {
   #reinsert(entry: Entry): void {
     const plan = planReinsert(this.#ops, entry);
     if (plan.keep === null) {
-      entry.status = 'cooling_down'; // so #leave does not count it as processing
       this.#leave(entry, { type: 'queue_item_removed', cause: 'superseded' });
     } else {
       entry.action = plan.keep.action;
       entry.dest = plan.keep.dest;
-      this.#place(entry);
+      this.#table.place(entry);
       this.#changed(entry, 'queue_item_updated');
     }
     if (plan.alsoIndex !== null) this.#ops.add(plan.alsoIndex, 'index', null, entry.jobId);
   }
 
   #restoreWaiting(item: StoredQueueItem): void {
-    const clash = this.#waiting.has(item.file_path) || (item.dest_path !== null && this.#waiting.has(item.dest_path));
-    if (clash) {
+    const clash = this.#table.touching(item.file_path) ?? (item.dest_path === null ? undefined : this.#table.touching(item.dest_path));
+    if (clash !== undefined) {
       // Only a half-written store gets here; replaying the item as an event keeps the invariant.
       this.#buffer.markRemove(item.id);
       applyEvent(this.#ops, { path: item.file_path, action: item.action, dest: item.dest_path, jobId: item.job_id });
       return;
     }
-    const entry = this.#fromStored(item);
+    const entry = fromStored(item);
     if (entry.lastEventAt !== null && entry.status === 'cooling_down') {
       entry.dueAt = entry.lastEventAt + this.#cooldownMs(); // the cooldown setting may have changed meanwhile
     }
-    this.#entries.set(entry.id, entry);
-    this.#place(entry);
+    this.#table.place(entry);
   }
 
   #restoreInterrupted(item: StoredQueueItem): void {
-    const entry = this.#fromStored(item);
+    const entry = fromStored(item);
     entry.status = 'ready';
-    this.#entries.set(entry.id, entry);
     this.#reinsert(entry);
   }
 
-  // ------------------------------------------------------------------------------------------ shapes
+  // ------------------------------------------------------------------------------------------ helpers
 
   #cooldownMs(): number {
     return this.#settings.cooldownSeconds * 1000;
@@ -542,47 +441,6 @@ class Queue implements QueueApi {
 
   #changed(entry: Entry, type: 'queue_item_added' | 'queue_item_updated' | 'queue_item_processing'): void {
     this.#buffer.markUpsert(entry.id, entry);
-    this.#onEvent({ type, item: this.#public(entry) });
-  }
-
-  #public(entry: Entry): QueueItem {
-    return {
-      id: entry.id,
-      file_path: entry.path,
-      action: entry.action,
-      status: entry.status,
-      enqueued_at: entry.enqueuedAt / 1000,
-      cooldown_expires_at: entry.dueAt / 1000,
-      dest_path: entry.dest,
-      retry_count: entry.retryCount,
-    };
-  }
-
-  #stored(entry: Entry): StoredQueueItem {
-    return {
-      ...this.#public(entry),
-      job_id: entry.jobId,
-      last_error: entry.lastError,
-      last_event_at: entry.lastEventAt === null ? null : entry.lastEventAt / 1000,
-    };
-  }
-
-  #fromStored(item: StoredQueueItem): Entry {
-    return {
-      id: item.id,
-      path: item.file_path,
-      action: item.action,
-      dest: item.action === 'move' ? item.dest_path : null,
-      status: item.status,
-      enqueuedAt: item.enqueued_at * 1000,
-      lastEventAt: item.last_event_at === null || item.last_event_at === undefined ? null : item.last_event_at * 1000,
-      dueAt: item.cooldown_expires_at * 1000,
-      retryCount: item.retry_count,
-      jobId: item.job_id ?? null,
-      lastError: item.last_error ?? null,
-      inQueue: true,
-      heapIndex: -1,
-      heapSeq: 0,
-    };
+    this.#onEvent({ type, item: toPublic(entry) });
   }
 }

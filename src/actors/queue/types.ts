@@ -26,8 +26,8 @@ export interface QueueItem {
 }
 
 /**
- * What the queue persists and hands to the processor: the public item plus internal fields. The HTTP layer
- * shows `QueueItem` only (see `toPublicItem`).
+ * What the queue persists and hands to the processor: the public item plus internal fields. The API shows
+ * `QueueItem` only (`items()` answers in that shape).
  */
 export interface StoredQueueItem extends QueueItem {
   /** Watch job the path belongs to, when the watcher knows it (lets a job's deletion drop its items). */
@@ -39,19 +39,6 @@ export interface StoredQueueItem extends QueueItem {
    * backoff. Kept so a changed `cooldown_seconds` can reschedule waiting items, also after a restart.
    */
   last_event_at: number | null;
-}
-
-export function toPublicItem(item: StoredQueueItem): QueueItem {
-  return {
-    id: item.id,
-    file_path: item.file_path,
-    action: item.action,
-    status: item.status,
-    enqueued_at: item.enqueued_at,
-    cooldown_expires_at: item.cooldown_expires_at,
-    dest_path: item.dest_path,
-    retry_count: item.retry_count,
-  };
 }
 
 /** SPEC 2.6, in the spec's order. */

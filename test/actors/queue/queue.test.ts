@@ -216,6 +216,17 @@ describe('createQueue', () => {
       expect(errors).to.have.length(1);
     });
 
+    it('treats a malformed answer from the processor as a retryable failure', async () => {
+      const { queue, clock, processor, errors } = await startHarness({ settings: { cooldownSeconds: 1 } });
+      queue.enqueue({ path: B, action: 'index' });
+      await clock.advanceSeconds(1);
+      processor.openFor(B).finish({ ok: 'yes' } as never);
+      await settle();
+      expect(queue.items().map((i) => [i.file_path, i.retry_count])).to.deep.equal([[B, 1]]);
+      expect(queue.get(queue.items()[0]?.id ?? '')?.last_error).to.equal('processor returned a malformed outcome');
+      expect(errors).to.have.length(1);
+    });
+
     it('resets the retry count when the file changes again', async () => {
       const { queue, clock, processor } = await startHarness({ settings: { cooldownSeconds: 1 } });
       queue.enqueue({ path: A, action: 'index' });

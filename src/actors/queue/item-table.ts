@@ -4,6 +4,7 @@
  * O(1)). No policy here: queue.ts decides, this keeps the indexes consistent.
  */
 import { DueHeap, type HeapMember } from './due-heap.js';
+import { ReadyList } from './ready-list.js';
 import type { QueueAction, QueueItem, QueueItemStatus, QueueStatus, StoredQueueItem } from './types.js';
 
 export interface Entry extends HeapMember {
@@ -29,7 +30,7 @@ export class ItemTable {
   readonly #waiting = new Map<string, Entry>();
   readonly #cooling = new DueHeap<Entry>();
   /** In the order they became ready. */
-  readonly #ready = new Set<Entry>();
+  readonly #ready = new ReadyList<Entry>();
   #processing = 0;
 
   touching(path: string): Entry | undefined {
@@ -98,10 +99,7 @@ export class ItemTable {
 
   /** The oldest ready item none of whose paths is busy. */
   nextStartable(isBusy: (path: string) => boolean): Entry | undefined {
-    for (const entry of this.#ready) {
-      if (!isBusy(entry.path) && (entry.dest === null || !isBusy(entry.dest))) return entry;
-    }
-    return undefined;
+    return this.#ready.find((entry) => !isBusy(entry.path) && (entry.dest === null || !isBusy(entry.dest)));
   }
 
   /** Recomputes the due time of every cooling item (O(n)); returns the items whose due time changed. */
@@ -147,7 +145,14 @@ export function toPublic(entry: Entry): QueueItem {
 
 export function toStored(entry: Entry): StoredQueueItem {
   return {
-    ...toPublic(entry),
+    id: entry.id,
+    file_path: entry.path,
+    action: entry.action,
+    status: entry.status,
+    enqueued_at: entry.enqueuedAt / 1000,
+    cooldown_expires_at: entry.dueAt / 1000,
+    dest_path: entry.dest,
+    retry_count: entry.retryCount,
     job_id: entry.jobId,
     last_error: entry.lastError,
     last_event_at: entry.lastEventAt === null ? null : entry.lastEventAt / 1000,

@@ -19,9 +19,9 @@ export class PersistBuffer<E> {
   readonly #snapshot: (entry: E) => StoredQueueItem;
   readonly #onError: (error: unknown) => void;
   /** Items whose latest state is not written yet, by id. */
-  readonly #upserts = new Map<string, E>();
+  #upserts = new Map<string, E>();
   /** Ids to delete from the store. */
-  readonly #removes = new Set<string>();
+  #removes = new Set<string>();
   /** Ids that are (or may be, a write being under way) in the store: only those need a delete. */
   readonly #stored = new Set<string>();
   #timer: TimerHandle | null = null;
@@ -112,25 +112,31 @@ export class PersistBuffer<E> {
 
   async #flushOnce(): Promise<FlushResult> {
     if (this.pending === 0) return { ok: true };
-    const entries = [...this.#upserts];
-    const removes = [...this.#removes];
-    this.#upserts.clear();
-    this.#removes.clear();
-    for (const [id] of entries) this.#stored.add(id);
+    const upserts = this.#upserts;
+    const removes = this.#removes;
+    this.#upserts = new Map();
+    this.#removes = new Set();
+    for (const id of upserts.keys()) this.#stored.add(id);
     let result: FlushResult = { ok: true };
     try {
-      // Snapshot one batch at a time (the latest state, and no long pause for a big flush).
-      for (const batch of chunks(entries, this.#options.maxBatchSize)) {
-        this.#writes++;
-        await this.#port.upsert(batch.map(([, entry]) => this.#snapshot(entry)));
+      // Snapshot one batch at a time: the latest state, and no long pause for a big flush.
+      let batch: StoredQueueItem[] = [];
+      for (const entry of upserts.values()) {
+        batch.push(this.#snapshot(entry));
+        if (batch.length === this.#options.maxBatchSize) {
+          await this.#write(() => this.#port.upsert(batch));
+          batch = [];
+        }
       }
-      for (const batch of chunks(removes, this.#options.maxBatchSize)) {
-        this.#writes++;
-        await this.#port.remove(batch);
+      if (batch.length > 0) await this.#write(() => this.#port.upsert(batch));
+      const ids = [...removes];
+      for (let i = 0; i < ids.length; i += this.#options.maxBatchSize) {
+        const slice = ids.slice(i, i + this.#options.maxBatchSize);
+        await this.#write(() => this.#port.remove(slice));
       }
     } catch (error) {
       // Put everything back (writes are idempotent) unless something newer took its place.
-      for (const [id, entry] of entries) {
+      for (const [id, entry] of upserts) {
         if (this.#stored.has(id) && !this.#upserts.has(id)) this.#upserts.set(id, entry);
       }
       for (const id of removes) this.#removes.add(id);
@@ -141,8 +147,9 @@ export class PersistBuffer<E> {
     this.#schedule();
     return result;
   }
-}
 
-function* chunks<T>(values: T[], size: number): Generator<T[]> {
-  for (let i = 0; i < values.length; i += size) yield values.slice(i, i + size);
+  #write(call: () => Promise<void>): Promise<void> {
+    this.#writes++;
+    return call();
+  }
 }

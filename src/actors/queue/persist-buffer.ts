@@ -30,7 +30,6 @@ export class PersistBuffer<E> {
   #closed = false;
   /** After a failed write, retry on the interval only (never in a tight loop). */
   #lastFailed = false;
-  #writes = 0;
 
   constructor(
     port: QueuePersistence,
@@ -49,11 +48,6 @@ export class PersistBuffer<E> {
   /** Number of changes not yet handed to the port. */
   get pending(): number {
     return this.#upserts.size + this.#removes.size;
-  }
-
-  /** Port calls made so far (upsert and remove). */
-  get writes(): number {
-    return this.#writes;
   }
 
   /** Ids that came from the store at start-up. */
@@ -124,15 +118,15 @@ export class PersistBuffer<E> {
       for (const entry of upserts.values()) {
         batch.push(this.#snapshot(entry));
         if (batch.length === this.#options.maxBatchSize) {
-          await this.#write(() => this.#port.upsert(batch));
+          await this.#port.upsert(batch);
           batch = [];
         }
       }
-      if (batch.length > 0) await this.#write(() => this.#port.upsert(batch));
+      if (batch.length > 0) await this.#port.upsert(batch);
       const ids = [...removes];
       for (let i = 0; i < ids.length; i += this.#options.maxBatchSize) {
         const slice = ids.slice(i, i + this.#options.maxBatchSize);
-        await this.#write(() => this.#port.remove(slice));
+        await this.#port.remove(slice);
       }
     } catch (error) {
       // Put everything back (writes are idempotent) unless something newer took its place.
@@ -146,10 +140,5 @@ export class PersistBuffer<E> {
     this.#lastFailed = !result.ok;
     this.#schedule();
     return result;
-  }
-
-  #write(call: () => Promise<void>): Promise<void> {
-    this.#writes++;
-    return call();
   }
 }

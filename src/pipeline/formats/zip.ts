@@ -20,13 +20,17 @@ export interface ZipEntryInfo {
 export interface ZipArchive {
   entries: ZipEntryInfo[];
   has(name: string): boolean;
-  /** Reads one entry fully; rejects if it is encrypted, damaged or larger than `maxBytes`. */
+  /**
+   * Reads one entry, at most its first `maxBytes` (default MAX_ENTRY_BYTES): a part larger than that is
+   * cut, which the forgiving XML reader handles, so a giant part costs bounded memory. Rejects if the
+   * entry is encrypted or damaged.
+   */
   read(name: string, maxBytes?: number): Promise<Buffer>;
   close(): void;
 }
 
-/** Largest single entry we inflate into memory (a 1 GB document.xml is not a document, it is an attack). */
-export const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
+/** Most bytes of a single entry we inflate into memory (more text than any index needs from one part). */
+export const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 /** Entries listed at most (a listing is for filename search; a million-entry archive needs no more). */
 const MAX_ENTRIES = 100_000;
 
@@ -88,9 +92,6 @@ function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
 
 function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, name: string, maxBytes: number): Promise<Buffer> {
   if (entry.isEncrypted()) return Promise.reject(new ZipError(`entry ${name} is encrypted`));
-  if (entry.uncompressedSize > maxBytes) {
-    return Promise.reject(new ZipError(`entry ${name} is too large (${entry.uncompressedSize} bytes)`));
-  }
   return new Promise((resolve, reject) => {
     zip.openReadStream(entry, (err, stream) => {
       if (err || !stream) {
@@ -98,7 +99,17 @@ function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, name: string, maxByte
         return;
       }
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let total = 0;
+      stream.on('data', (chunk: Buffer) => {
+        if (total >= maxBytes) return;
+        const room = maxBytes - total;
+        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        total += Math.min(chunk.length, room);
+        if (total >= maxBytes) {
+          stream.destroy(); // enough: stop inflating
+          resolve(Buffer.concat(chunks));
+        }
+      });
       stream.once('error', reject);
       stream.once('end', () => resolve(Buffer.concat(chunks)));
     });

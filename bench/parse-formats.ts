@@ -27,6 +27,7 @@ const files = listFiles(root).sort();
 const totalBytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
 const perFormat = new Map<string, { ok: number; failed: number; chars: number; ms: number; codes: string[] }>();
 const runTimes: number[] = [];
+const slowest: Array<[string, number]> = [];
 
 for (let run = 0; run < runs; run++) {
   const started = performance.now();
@@ -35,6 +36,7 @@ for (let run = 0; run < runs; run++) {
     const outcome = await parseFile(file, options);
     const ms = performance.now() - t0;
     if (run !== runs - 1) continue;
+    slowest.push([path.relative(root, file), ms]);
     const folder = path.basename(path.dirname(file));
     const row = perFormat.get(folder) ?? { ok: 0, failed: 0, chars: 0, ms: 0, codes: [] };
     row.ms += ms;
@@ -66,3 +68,4 @@ console.log('|---|---|---|---|---|---|---|');
 for (const [format, row] of [...perFormat].sort()) {
   console.log(`| ${format} | ${row.ok + row.failed} | ${row.ok} | ${row.failed} | ${row.codes.join(', ')} | ${row.chars} | ${row.ms.toFixed(1)} |`);
 }
+console.log(`\nslowest files (last run): ${slowest.sort((a, b) => b[1] - a[1]).slice(0, 5).map(([f, ms]) => `${f} ${ms.toFixed(0)} ms`).join(', ')}`);

@@ -55,7 +55,8 @@ function pieceTableText(word: Buffer, table: Buffer, limit: number): string {
 
   let pos = fcClx;
   const end = fcClx + lcbClx;
-  while (pos < end && table[pos] === 0x01) pos += 3 + table.readInt16LE(pos + 1); // Prc: property modifiers
+  // Prc entries (property modifiers) come first; a negative size would walk backwards, so clamp it.
+  while (pos < end && table[pos] === 0x01) pos += 3 + Math.max(0, table.readInt16LE(pos + 1));
   if (table[pos] !== 0x02) throw new Error('piece table not found');
   const lcb = table.readUInt32LE(pos + 1);
   const plc = pos + 5;

@@ -140,8 +140,12 @@ export function extractXls(ole: OleFile, maxTextChars: number): ExtractResult {
     truncated: out.truncated,
   };
 }
+/** Numbers as Excel shows them by default: at most 15 significant digits (0.1+0.2 is 0.3, not 0.30000000000000004). */
 function formatNumber(value: number): string {
-  return Number.isFinite(value) ? String(Number(value.toPrecision(15))) : '';
+  if (!Number.isFinite(value)) return '';
+  const plain = String(value);
+  // toPrecision is slow; only long representations can carry binary rounding noise.
+  return plain.length <= 15 ? plain : String(Number(value.toPrecision(15)));
 }
 
 /** RK numbers: 30 bits of either an integer or the top of a double, optionally divided by 100. */

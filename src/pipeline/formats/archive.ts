@@ -22,6 +22,9 @@ export function listZip(zip: ZipArchive): ExtractResult {
     mime: 'application/zip',
     text: names,
     metadata,
-    note: files.length === 0 ? 'empty archive' : 'archive: entry names listed, contents not extracted',
+    note:
+      files.length === 0
+        ? 'empty archive'
+        : `archive: entry names listed, contents not extracted${encrypted.length > 0 ? ` (${encrypted.length} of ${files.length} entries encrypted)` : ''}`,
   };
 }

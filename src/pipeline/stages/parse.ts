@@ -47,19 +47,15 @@ export async function parseFile(filePath: string, options: ParseOptions): Promis
   } catch (err) {
     return fileSystemFailure(absolute, err);
   }
+  let facts: FileFacts | undefined;
   try {
     // Facts from the open handle, so they describe exactly the file we read.
     const stats = await handle.stat();
     if (!stats.isFile()) return notAFile(absolute, stats);
-    const facts = factsOf(absolute, stats);
+    facts = factsOf(absolute, stats);
     if (stats.size > options.maxFileBytes) return await overSizeLimit(handle, facts);
 
-    let bytes: Buffer;
-    try {
-      bytes = await handle.readFile();
-    } catch (err) {
-      return { ...(await fileSystemFailure(absolute, err)), facts };
-    }
+    const bytes = await handle.readFile();
     const contentHash = createHash('sha256').update(bytes).digest('hex');
     const extracted = await extractDocument({ bytes, extension: facts.extension, maxTextChars: options.maxTextChars });
     if (!extracted.ok) return { ok: false, code: extracted.code, reason: extracted.reason, facts };
@@ -83,6 +79,9 @@ export async function parseFile(filePath: string, options: ParseOptions): Promis
     const note = extracted.note ?? (text === '' ? 'no extractable text' : undefined);
     if (note) doc.note = note;
     return { ok: true, doc };
+  } catch (err) {
+    // Extractors return failures as values; what lands here is the file system failing mid-read (EIO, ...).
+    return { ...(await fileSystemFailure(absolute, err)), ...(facts ? { facts } : {}) };
   } finally {
     await handle.close().catch(() => undefined);
   }

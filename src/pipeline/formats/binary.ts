@@ -1,0 +1,30 @@
+/**
+ * Files with no text we can extract (images, audio, video, executables, unknown binaries): indexed by name,
+ * path, size and dates only. file-type names the content from its magic bytes, so the record still says what
+ * the file is (image/png, application/x-7z-compressed, ...).
+ */
+import { fileTypeFromBuffer } from 'file-type';
+import type { ExtractResult } from './types.js';
+
+/** Formats file-type reports that are archives (their names are worth saying so in the format). */
+const ARCHIVES = new Set(['7z', 'rar', 'gz', 'bz2', 'xz', 'zst', 'tar', 'lz', 'lzh', 'cab', 'ar', 'rpm', 'deb', 'cpio', 'Z', 'lz4']);
+
+export async function describeBinary(bytes: Buffer): Promise<{ format: string; mime: string }> {
+  let detected: { ext: string; mime: string } | undefined;
+  try {
+    detected = await fileTypeFromBuffer(bytes.subarray(0, 64 * 1024));
+  } catch {
+    detected = undefined; // file-type gave up on odd bytes: still just a binary file
+  }
+  if (!detected) return { format: 'binary', mime: 'application/octet-stream' };
+  if (detected.mime.startsWith('image/')) return { format: 'image', mime: detected.mime };
+  if (detected.mime.startsWith('audio/')) return { format: 'audio', mime: detected.mime };
+  if (detected.mime.startsWith('video/')) return { format: 'video', mime: detected.mime };
+  if (ARCHIVES.has(detected.ext)) return { format: 'archive', mime: detected.mime };
+  return { format: 'binary', mime: detected.mime };
+}
+
+export async function extractBinary(bytes: Buffer): Promise<ExtractResult> {
+  const { format, mime } = await describeBinary(bytes);
+  return { ok: true, format, mime, text: '', metadata: {}, note: 'no extractable text' };
+}

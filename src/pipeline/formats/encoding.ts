@@ -1,0 +1,150 @@
+/**
+ * Turning bytes of unknown encoding into text. Order of evidence: a byte-order mark, then an encoding the
+ * document declares (HTML meta, XML declaration, MIME charset, RTF code page), then strict UTF-8, then the
+ * NUL pattern of BOM-less UTF-16, and only then statistical detection (jschardet, a port of chardet 7, which
+ * also recognises DOS and EBCDIC code pages). Decoding is iconv-lite, Node's ICU TextDecoder for what
+ * iconv-lite lacks, and our own tables for EBCDIC.
+ */
+import iconv from 'iconv-lite';
+import { detectAll } from 'jschardet';
+import { decodeEbcdic, ebcdicTable } from './ebcdic.js';
+
+export interface Decoded {
+  text: string;
+  /** Canonical-ish name of the encoding used, e.g. 'utf-8', 'utf-16le', 'ibm866', 'cp500'. */
+  encoding: string;
+}
+
+/** Bytes handed to statistical detection: enough for a confident guess, bounded for huge files. */
+const DETECTION_SAMPLE = 64 * 1024;
+
+export function bomEncoding(bytes: Uint8Array): { encoding: string; length: number } | undefined {
+  const [a, b, c, d] = bytes;
+  if (a === 0xef && b === 0xbb && c === 0xbf) return { encoding: 'utf-8', length: 3 };
+  if (a === 0xff && b === 0xfe && c === 0 && d === 0) return { encoding: 'utf-32le', length: 4 };
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return { encoding: 'utf-32be', length: 4 };
+  if (a === 0xff && b === 0xfe) return { encoding: 'utf-16le', length: 2 };
+  if (a === 0xfe && b === 0xff) return { encoding: 'utf-16be', length: 2 };
+  return undefined;
+}
+
+/**
+ * BOM-less UTF-16 shows as NUL bytes in one byte position of most pairs (Latin text) and almost never in the
+ * other. Requires a clear majority so binary data with scattered NULs is not mistaken for text.
+ */
+export function utf16WithoutBom(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  const pairs = Math.floor(Math.min(bytes.length, 8192) / 2);
+  if (pairs < 8) return undefined; // too little evidence: a few binary bytes can look like anything
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < pairs * 2; i += 2) {
+    if (bytes[i] === 0) evenZeros++;
+    if (bytes[i + 1] === 0) oddZeros++;
+  }
+  if (oddZeros / pairs > 0.4 && evenZeros / pairs < 0.02) return 'utf-16le';
+  if (evenZeros / pairs > 0.4 && oddZeros / pairs < 0.02) return 'utf-16be';
+  return undefined;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The text if the bytes are valid UTF-8, else undefined. */
+export function strictUtf8Decode(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decodes with a named encoding; undefined when no decoder knows the name. */
+export function decodeAs(bytes: Uint8Array, label: string): string | undefined {
+  const name = label.trim().toLowerCase();
+  if (name === '') return undefined;
+  const table = ebcdicTable(name);
+  if (table !== undefined) return decodeEbcdic(bytes, table);
+  const iconvName = ICONV_ALIASES[name] ?? name;
+  if (iconv.encodingExists(iconvName)) return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), iconvName);
+  try {
+    return new TextDecoder(name).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** jschardet (Python codec) names that iconv-lite spells differently. */
+const ICONV_ALIASES: Record<string, string> = {
+  ascii: 'utf-8', // ASCII is a subset; decoding as UTF-8 never loses anything
+  'utf-8-sig': 'utf-8',
+  'mac-roman': 'macroman',
+  'mac-cyrillic': 'maccyrillic',
+  'mac-greek': 'macgreek',
+  'mac-iceland': 'maciceland',
+  'mac-latin2': 'maccenteuro',
+  'mac-turkish': 'macturkish',
+  'euc-jis-2004': 'euc-jp',
+  'shift_jis_2004': 'shift_jis',
+  'iso2022-jp-2': 'iso-2022-jp',
+  'iso2022-jp-2004': 'iso-2022-jp',
+  'iso2022-jp-ext': 'iso-2022-jp',
+  'hz-gb-2312': 'gb18030',
+  'kz-1048': 'rk1048',
+  ptcp154: 'pt154',
+};
+
+/** Labels a document may declare that must not be trusted without a BOM (HTML treats them as UTF-8). */
+const UNTRUSTED_DECLARED = /^(utf-?16|utf-?32|ucs-?2|unicode)/i;
+
+/**
+ * Decodes document bytes. `declared` is an encoding the document names for itself; it wins over detection
+ * (but not over a BOM), as browsers do, unless it names a UTF-16/32 variant without a BOM or no decoder knows it.
+ */
+export function decodeBytes(bytes: Uint8Array, declared?: string): Decoded {
+  const bom = bomEncoding(bytes);
+  if (bom) {
+    const text = decodeAs(bytes.subarray(bom.length), bom.encoding);
+    if (text !== undefined) return { text, encoding: bom.encoding };
+  }
+  if (declared && !UNTRUSTED_DECLARED.test(declared)) {
+    const label = declared.trim().toLowerCase();
+    // A document that claims UTF-8 but is not valid UTF-8 is usually legacy text with a template header.
+    const text = label === 'utf-8' || label === 'utf8' ? strictUtf8Decode(bytes) : decodeAs(bytes, label);
+    if (text !== undefined) return { text, encoding: label };
+  }
+  // Before UTF-8: ASCII text in UTF-16 is valid UTF-8 too (NUL is a valid character), just not the right one.
+  const utf16 = utf16WithoutBom(bytes);
+  if (utf16) return { text: decodeAs(bytes, utf16) ?? '', encoding: utf16 };
+  const utf8 = strictUtf8Decode(bytes);
+  if (utf8 !== undefined) return { text: utf8, encoding: 'utf-8' };
+  return decodeDetected(bytes);
+}
+
+function decodeDetected(bytes: Uint8Array): Decoded {
+  const sample = bytes.subarray(0, DETECTION_SAMPLE);
+  for (const guess of detectAll(sample)) {
+    if (!guess.encoding) continue;
+    const text = decodeAs(bytes, guess.encoding);
+    if (text !== undefined) return { text, encoding: guess.encoding.toLowerCase() };
+  }
+  // Nothing better known: windows-1252 maps every byte to something readable.
+  return { text: decodeAs(bytes, 'windows-1252') ?? '', encoding: 'windows-1252' };
+}
+
+/**
+ * Whether bytes look like text in some encoding rather than binary data: no NUL bytes outside UTF-16/32 and
+ * few control characters in the first bytes.
+ */
+export function looksLikeText(bytes: Uint8Array): boolean {
+  if (bytes.length === 0) return true;
+  if (bomEncoding(bytes) || utf16WithoutBom(bytes)) return true;
+  const sample = bytes.subarray(0, 8192);
+  let suspicious = 0;
+  for (const byte of sample) {
+    if (byte === 0) return false;
+    // C0 controls other than tab, LF, VT, FF, CR, ESC (ANSI colour codes in logs) and SUB (old DOS EOF).
+    if (byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 11 && byte !== 12 && byte !== 13 && byte !== 26 && byte !== 27) {
+      suspicious++;
+    }
+  }
+  return suspicious / sample.length < 0.05;
+}

@@ -1,0 +1,73 @@
+/**
+ * Text clean-up shared by every extractor, and a bounded collector so that huge documents (a spreadsheet with a
+ * million cells) stop being read once enough text is in hand.
+ */
+
+// Control characters other than tab and newline (C0 and C1), plus the BOM and other zero-width formatting that
+// extractors surface as noise. \u00AD (soft hyphen) is dropped so hyphenated words join again.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\u00AD\uFEFF\u200B]/g;
+const HORIZONTAL_SPACE = /[ \t\f\v\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/g;
+
+/**
+ * Collapses runaway whitespace while keeping paragraph breaks: line endings become \n, runs of horizontal
+ * space become one space, lines are trimmed, and more than one blank line becomes exactly one. NFC-normalised
+ * so the same word always has the same code points.
+ */
+export function normalizeText(input: string): string {
+  return input
+    .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
+    .replace(CONTROL, '')
+    .replace(HORIZONTAL_SPACE, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()
+    .normalize('NFC');
+}
+
+/**
+ * Collects text pieces up to a character budget (with some slack, since normalisation shrinks text later).
+ * `full` tells an extractor it may stop walking the document.
+ */
+export class TextCollector {
+  private readonly parts: string[] = [];
+  private length = 0;
+  private readonly budget: number;
+  truncated = false;
+
+  constructor(maxChars: number) {
+    // Twice the budget: whitespace collapsing can remove a lot, and the stage cuts exactly afterwards.
+    this.budget = Math.max(1024, maxChars * 2);
+  }
+
+  get full(): boolean {
+    return this.length >= this.budget;
+  }
+
+  push(piece: string): void {
+    if (piece.length === 0) return;
+    if (this.full) {
+      this.truncated = true;
+      return;
+    }
+    const room = this.budget - this.length;
+    if (piece.length > room) {
+      this.parts.push(piece.slice(0, room));
+      this.length += room;
+      this.truncated = true;
+      return;
+    }
+    this.parts.push(piece);
+    this.length += piece.length;
+  }
+
+  /** Ends the current paragraph (no-op if the text already ends with a newline). */
+  newline(): void {
+    const last = this.parts[this.parts.length - 1];
+    if (last !== undefined && !last.endsWith('\n')) this.push('\n');
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
+}

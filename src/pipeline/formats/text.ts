@@ -1,0 +1,20 @@
+/**
+ * Plain text, source code and delimited text (CSV/TSV): decode (see encoding.ts) and normalise. CSV is kept
+ * as its text; tokenisers split on the delimiters, so cell values are searchable without a CSV parser.
+ */
+import { decodeBytes } from './encoding.js';
+import { normalizeText } from './normalize.js';
+import type { ExtractInput, ExtractResult } from './types.js';
+
+export function extractPlainText(format: 'text' | 'csv', mime: string) {
+  return async (input: ExtractInput): Promise<ExtractResult> => {
+    const decoded = decodeBytes(input.bytes);
+    return {
+      ok: true,
+      format,
+      mime,
+      text: normalizeText(decoded.text),
+      metadata: { encoding: decoded.encoding },
+    };
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The contract between the parse stage and the per-format extractors. An extractor gets the raw bytes (the
+ * parse stage has already read them, bounded by the size limit) and returns text + metadata or an expected
+ * failure as a value. Extractors never touch the file system and keep no state between calls, so one worker
+ * thread can run any number of them one after another.
+ */
+import type { DocumentMetadata } from '../types.js';
+
+export interface ExtractInput {
+  bytes: Buffer;
+  /** Lower-case extension without the dot ('' when none): a hint, the content decides when they disagree. */
+  extension: string;
+  /** Extractors may stop collecting text once they have this many characters (the stage cuts exactly). */
+  maxTextChars: number;
+}
+
+export interface Extracted {
+  ok: true;
+  format: string;
+  mime: string;
+  text: string;
+  metadata: DocumentMetadata;
+  /** True when the extractor itself stopped early because of maxTextChars. */
+  truncated?: boolean;
+  /** Why there is no (or only partial) text, e.g. 'no extractable text'. */
+  note?: string;
+}
+
+/** Failures an extractor can report; the stage adds 'unreadable' / 'not_found' / 'not_a_file' itself. */
+export type ExtractFailureCode = 'encrypted' | 'corrupt';
+
+export interface ExtractFailure {
+  ok: false;
+  code: ExtractFailureCode;
+  reason: string;
+}
+
+export type ExtractResult = Extracted | ExtractFailure;
+
+export type Extractor = (input: ExtractInput) => Promise<ExtractResult>;
+
+export function failure(code: ExtractFailureCode, reason: string): ExtractFailure {
+  return { ok: false, code, reason };
+}
+
+/** A library error's message, trimmed to one line, for use inside a human-readable reason. */
+export function describeError(err: unknown): string {
+  const message = err instanceof Error ? err.message : typeof err === 'string' ? err : String(err);
+  const line = message.split('\n')[0]?.trim() ?? '';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line || 'unknown error';
+}

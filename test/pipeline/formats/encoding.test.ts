@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import iconv from 'iconv-lite';
+import { decodeBytes, looksLikeText, utf16WithoutBom } from '../../../src/pipeline/formats/encoding.js';
+import { sharedPath } from '../../helpers/shared.js';
+
+describe('decodeBytes', () => {
+  it('strips a UTF-8 BOM', () => {
+    expect(decodeBytes(Buffer.from('\uFEFFhello', 'utf8'))).to.deep.equal({ text: 'hello', encoding: 'utf-8' });
+  });
+
+  it('honours UTF-16 and UTF-32 byte-order marks', () => {
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('añb', 'utf16le')]);
+    expect(decodeBytes(le)).to.deep.equal({ text: 'añb', encoding: 'utf-16le' });
+    const be32 = Buffer.concat([Buffer.from([0, 0, 0xfe, 0xff]), iconv.encode('x€', 'utf32-be')]);
+    expect(decodeBytes(be32).text).to.equal('x€');
+  });
+
+  it('prefers the encoding a document declares over detection', () => {
+    const arabic = iconv.encode('الاتحاد الجزائري', 'iso-8859-6');
+    expect(decodeBytes(arabic, 'iso-8859-6')).to.deep.equal({ text: 'الاتحاد الجزائري', encoding: 'iso-8859-6' });
+  });
+
+  it('ignores a declared UTF-16 without BOM and an unknown label', () => {
+    expect(decodeBytes(Buffer.from('plain'), 'utf-16').text).to.equal('plain');
+    expect(decodeBytes(Buffer.from('plain'), 'no-such-charset').text).to.equal('plain');
+  });
+
+  it('does not trust a UTF-8 declaration on bytes that are not UTF-8', () => {
+    // Statistical detection needs a sentence or two of real language to be sure.
+    const french =
+      "Le cœur de la ville était animé: les cafés débordaient, les élèves révisaient leurs leçons près de la fenêtre, et le garçon de café apportait des crêpes brûlantes. À côté, une vieille dame achetait des pêches mûres au marché, tandis que les touristes prenaient des photos de la façade de l'église.";
+    const decoded = decodeBytes(iconv.encode(french, 'windows-1252'), 'utf-8');
+    expect(decoded.text).to.equal(french);
+    expect(decoded.encoding).to.equal('windows-1252');
+  });
+
+  it('detects DOS Cyrillic (cp866) and EBCDIC (cp500) in the dataset', () => {
+    const russian = decodeBytes(readFileSync(sharedPath('datasets', 'formats', 'txt', 'russian.cp866.txt')));
+    expect(russian.encoding).to.equal('ibm866');
+    expect(russian.text).to.include('Однажды, в студеную зимнюю пору');
+    const ebcdic = decodeBytes(readFileSync(sharedPath('datasets', 'formats', 'txt', 'english.cp500.txt')));
+    expect(ebcdic.encoding).to.equal('cp500');
+    expect(ebcdic.text).to.include('IBM System p Redbooks');
+  });
+
+  it('detects GBK Chinese', () => {
+    const text = '中华人民共和国是工人阶级领导的、以工农联盟为基础的人民民主专政的社会主义国家。社会主义制度是中华人民共和国的根本制度。';
+    const decoded = decodeBytes(iconv.encode(text, 'gbk'));
+    expect(decoded.text).to.equal(text);
+    expect(decoded.encoding).to.match(/gb/);
+  });
+});
+
+describe('utf16WithoutBom', () => {
+  it('recognises BOM-less UTF-16 of either byte order, and not short binary', () => {
+    expect(utf16WithoutBom(Buffer.from('Some ordinary text here', 'utf16le'))).to.equal('utf-16le');
+    expect(utf16WithoutBom(iconv.encode('Some ordinary text here', 'utf-16be'))).to.equal('utf-16be');
+    expect(utf16WithoutBom(Buffer.from('Some ordinary text here'))).to.equal(undefined);
+    expect(utf16WithoutBom(Buffer.from([0, 1, 0, 2]))).to.equal(undefined);
+  });
+});
+
+describe('looksLikeText', () => {
+  it('accepts text in any encoding and rejects binary', () => {
+    expect(looksLikeText(Buffer.from('tab\tnewline\nescape\u001b[0m'))).to.equal(true);
+    expect(looksLikeText(iconv.encode('Привет', 'cp866'))).to.equal(true);
+    expect(looksLikeText(Buffer.from('utf-16 text is text', 'utf16le'))).to.equal(true);
+    expect(looksLikeText(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00]))).to.equal(false);
+    expect(looksLikeText(Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 65, 66]))).to.equal(false);
+  });
+});

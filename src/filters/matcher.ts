@@ -16,7 +16,7 @@
  */
 import picomatch from 'picomatch';
 import { activeLists } from './config.js';
-import { parsePattern, PICOMATCH_OPTIONS } from './pattern.js';
+import { GLOB_CHARS, parsePattern, PICOMATCH_OPTIONS } from './pattern.js';
 import type { ParsedPattern } from './pattern.js';
 import { normaliseRelativePath } from './paths.js';
 import type { PathOptions } from './paths.js';
@@ -59,51 +59,143 @@ const DEFAULT_CACHE_SIZE = 50_000;
 function combine(patterns: readonly ParsedPattern[]): RegExp | null {
   if (patterns.length === 0) return null;
   const sources = patterns.map((p) => `(?:${picomatch.makeRe(p.glob, PICOMATCH_OPTIONS).source})`);
-  return new RegExp(sources.join('|'), 'i');
+  return new RegExp(`^(?:${sources.join('|')})`, 'i');
+}
+
+// `*.pem`, `*~` (suffix) and `id_rsa*`, `~$*` (prefix): the commonest name patterns, tested with a slice and a
+// Set lookup instead of a regex. Equivalent to picomatch's `*` here: names never contain `/`, and `*` may be
+// empty and may match a leading dot (dot: true).
+const SUFFIX = /^\*([^*?[\]{}\\]+)$/;
+const PREFIX = /^([^*?[\]{}\\]+)\*$/;
+
+/** Affix strings bucketed by their outer character: a test is a few endsWith/startsWith calls, no allocation. */
+class AffixSet {
+  private readonly buckets = new Map<number, string[]>();
+  constructor(private readonly end: 'suffix' | 'prefix') {}
+  get size(): number {
+    return this.buckets.size;
+  }
+  add(affix: string): void {
+    const key = this.end === 'suffix' ? affix.charCodeAt(affix.length - 1) : affix.charCodeAt(0);
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.push(affix);
+    else this.buckets.set(key, [affix]);
+  }
+  has(lowerName: string): boolean {
+    if (lowerName.length === 0) return false;
+    const bucket = this.buckets.get(this.end === 'suffix' ? lowerName.charCodeAt(lowerName.length - 1) : lowerName.charCodeAt(0));
+    if (bucket === undefined) return false;
+    for (let i = 0; i < bucket.length; i++) {
+      const affix = bucket[i] as string;
+      if (this.end === 'suffix' ? lowerName.endsWith(affix) : lowerName.startsWith(affix)) return true;
+    }
+    return false;
+  }
+}
+
+type NameTest = { kind: 'literal' | 'suffix' | 'prefix'; text: string } | { kind: 'regex'; re: RegExp };
+
+function nameTest(p: ParsedPattern): NameTest {
+  if (p.literalName !== null) return { kind: 'literal', text: p.literalName };
+  if (p.nameOnly) {
+    const suffix = SUFFIX.exec(p.glob);
+    if (suffix) return { kind: 'suffix', text: (suffix[1] as string).toLowerCase() };
+    const prefix = PREFIX.exec(p.glob);
+    if (prefix) return { kind: 'prefix', text: (prefix[1] as string).toLowerCase() };
+  }
+  return { kind: 'regex', re: picomatch.makeRe(p.glob, PICOMATCH_OPTIONS) };
+}
+
+/** Patterns tested against one name (file or folder): literal names, suffixes, prefixes, then one regex. */
+class NameIndex {
+  private readonly literals = new Set<string>();
+  private readonly suffixes = new AffixSet('suffix');
+  private readonly prefixes = new AffixSet('prefix');
+  private readonly regex: RegExp | null;
+  constructor(patterns: readonly { parsed: ParsedPattern; test: NameTest }[]) {
+    const globs: ParsedPattern[] = [];
+    for (const { parsed, test } of patterns) {
+      if (test.kind === 'literal') this.literals.add(test.text);
+      else if (test.kind === 'suffix') this.suffixes.add(test.text);
+      else if (test.kind === 'prefix') this.prefixes.add(test.text);
+      else globs.push(parsed);
+    }
+    this.regex = combine(globs);
+  }
+  any(name: string, lower: string): boolean {
+    return this.literals.has(lower) || this.suffixes.has(lower) || this.prefixes.has(lower) || (this.regex?.test(name) ?? false);
+  }
+}
+
+/**
+ * Patterns tested against a whole relative path (they contain a slash or are anchored). Most end in a
+ * literal name (`target/debug/`, `/Projects/old/`): those regexes run only when the level's name is that
+ * name, instead of every pattern scanning every path.
+ */
+class PathIndex {
+  private readonly byLastName = new Map<string, RegExp[]>();
+  private readonly general: RegExp | null;
+  constructor(patterns: readonly ParsedPattern[]) {
+    const general: ParsedPattern[] = [];
+    for (const p of patterns) {
+      const last = p.glob.slice(p.glob.lastIndexOf('/') + 1);
+      if (last === '' || GLOB_CHARS.test(last)) {
+        general.push(p);
+        continue;
+      }
+      const key = last.toLowerCase();
+      const list = this.byLastName.get(key) ?? [];
+      list.push(picomatch.makeRe(p.glob, PICOMATCH_OPTIONS));
+      this.byLastName.set(key, list);
+    }
+    this.general = combine(general);
+  }
+  any(path: string, lowerName: string): boolean {
+    const candidates = this.byLastName.get(lowerName);
+    if (candidates !== undefined) for (const re of candidates) if (re.test(path)) return true;
+    return this.general?.test(path) ?? false;
+  }
 }
 
 /** One list of patterns, compiled for fast "does any match" tests and, on a hit, "which one first". */
 class PatternSet {
-  private readonly entries: { parsed: ParsedPattern; re: RegExp | null }[];
-  private readonly anyLiterals = new Set<string>();
-  private readonly dirLiterals = new Set<string>();
-  private readonly anyName: RegExp | null;
-  private readonly dirName: RegExp | null;
-  private readonly anyPath: RegExp | null;
-  private readonly dirPath: RegExp | null;
+  private readonly entries: { parsed: ParsedPattern; test: NameTest }[];
+  private readonly anyName: NameIndex;
+  private readonly dirName: NameIndex;
+  private readonly anyPath: PathIndex;
+  private readonly dirPath: PathIndex;
 
   constructor(patterns: readonly string[]) {
-    const parsed = patterns.map((p) => {
+    this.entries = patterns.map((p) => {
       const r = parsePattern(p);
       // Patterns are validated where they enter (routes, parseFilterConfig); one that fails here is a bug.
       if (!r.ok) throw new Error(`invalid filter pattern '${p}' reached the matcher: ${r.reason}`);
-      return r.parsed;
+      return { parsed: r.parsed, test: nameTest(r.parsed) };
     });
-    this.entries = parsed.map((p) => ({
-      parsed: p,
-      re: p.literalName === null ? picomatch.makeRe(p.glob, PICOMATCH_OPTIONS) : null,
-    }));
-    for (const p of parsed) if (p.literalName !== null) (p.directoryOnly ? this.dirLiterals : this.anyLiterals).add(p.literalName);
-    const globs = parsed.filter((p) => p.literalName === null);
-    this.anyName = combine(globs.filter((p) => p.nameOnly && !p.directoryOnly));
-    this.dirName = combine(globs.filter((p) => p.nameOnly && p.directoryOnly));
-    this.anyPath = combine(globs.filter((p) => !p.nameOnly && !p.directoryOnly));
-    this.dirPath = combine(globs.filter((p) => !p.nameOnly && p.directoryOnly));
+    const names = this.entries.filter((e) => e.parsed.nameOnly);
+    const paths = this.entries.filter((e) => !e.parsed.nameOnly).map((e) => e.parsed);
+    this.anyName = new NameIndex(names.filter((e) => !e.parsed.directoryOnly));
+    this.dirName = new NameIndex(names.filter((e) => e.parsed.directoryOnly));
+    this.anyPath = new PathIndex(paths.filter((p) => !p.directoryOnly));
+    this.dirPath = new PathIndex(paths.filter((p) => p.directoryOnly));
   }
 
   /** The first pattern (in list order) matching this level, or null. */
   first(name: string, path: string, isDir: boolean): string | null {
     if (this.entries.length === 0) return null;
-    const lower = this.anyLiterals.size > 0 || (isDir && this.dirLiterals.size > 0) ? name.toLowerCase() : '';
+    const lower = name.toLowerCase();
     const hit =
-      this.anyLiterals.has(lower) ||
-      (this.anyName?.test(name) ?? false) ||
-      (this.anyPath?.test(path) ?? false) ||
-      (isDir && (this.dirLiterals.has(lower) || (this.dirName?.test(name) ?? false) || (this.dirPath?.test(path) ?? false)));
+      this.anyName.any(name, lower) ||
+      this.anyPath.any(path, lower) ||
+      (isDir && (this.dirName.any(name, lower) || this.dirPath.any(path, lower)));
     if (!hit) return null;
-    for (const { parsed, re } of this.entries) {
+    for (const { parsed, test } of this.entries) {
       if (parsed.directoryOnly && !isDir) continue;
-      const matched = re === null ? parsed.literalName === lower : re.test(parsed.nameOnly ? name : path);
+      let matched: boolean;
+      if (test.kind === 'regex') matched = test.re.test(parsed.nameOnly ? name : path);
+      else if (test.kind === 'literal') matched = lower === test.text;
+      else if (test.kind === 'suffix') matched = lower.endsWith(test.text);
+      else matched = lower.startsWith(test.text);
       if (matched) return parsed.source;
     }
     return null;

@@ -55,7 +55,8 @@ export type ParsedPatternResult = { ok: true; parsed: ParsedPattern } | { ok: fa
 
 /** Characters that may follow a backslash: the glob's special characters and the backslash itself. */
 const ESCAPABLE = new Set(['*', '?', '[', ']', '{', '}', '(', ')', '!', '|', ',', '\\', '+', '@']);
-const GLOB_CHARS = /[*?[\]{}\\]/;
+/** Characters that make a pattern (or a segment of it) a glob rather than a literal name. */
+export const GLOB_CHARS = /[*?[\]{}\\]/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 

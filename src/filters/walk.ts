@@ -22,7 +22,8 @@ export interface WalkedFile {
 
 export interface WalkError {
   path: string;
-  /** The file-system code (EACCES, ENOENT, ...) or one of ours: 'outside_root', 'symlink_loop'. */
+  /** The file-system code (EACCES, ENOENT, ...) or one of ours: 'outside_root', 'symlink_loop' (a link back
+   * to a folder above it), 'already_walked' (a folder reached a second time through a link). */
   code: string;
   message: string;
 }
@@ -36,7 +37,8 @@ export interface WalkOptions {
   relativeTo?: string;
   /** Walk sub-folders (default true); false yields only the folder's own files. */
   recursive?: boolean;
-  /** Follow symbolic links to files and folders (default false: symlinks are skipped). */
+  /** Follow symbolic links to files and folders (default false: symlinks are skipped). Each folder is walked
+   * once, under the first path that reaches it in walk order (a link may come before the real folder). */
   followSymlinks?: boolean;
   /** Absolute paths never walked or yielded, e.g. the service's own data directory. */
   skipPaths?: readonly string[];
@@ -135,9 +137,9 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
 
   // With followSymlinks, every folder's identity is remembered so a link back up (or to a folder already
   // walked) is not walked again.
-  const visited = new Set<string>();
+  const visited = new Map<string, string>(); // dev:ino → the path it was walked under
   const identity = (s: Stats): string => `${s.dev}:${s.ino}`;
-  if (follow) visited.add(identity(rootStats));
+  if (follow) visited.set(identity(rootStats), rootAbs);
 
   const stack: { abs: string; rel: string }[] = [{ abs: rootAbs, rel: rootRel }];
   while (stack.length > 0) {
@@ -189,11 +191,17 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
         if (follow) {
           try {
             const id = identity(stats ?? (await fs.stat(abs)));
-            if (visited.has(id)) {
-              report({ path: abs, code: 'symlink_loop', message: `${abs} leads to a folder already walked` });
+            const earlier = visited.get(id);
+            if (earlier !== undefined) {
+              const loop = abs.startsWith(earlier + path.sep);
+              report({
+                path: abs,
+                code: loop ? 'symlink_loop' : 'already_walked',
+                message: loop ? `${abs} leads back to ${earlier}` : `${abs} is the folder already walked as ${earlier}`,
+              });
               continue;
             }
-            visited.add(id);
+            visited.set(id, abs);
           } catch (err) {
             report(fsError(abs, err));
             continue;

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import picomatch from 'picomatch';
 import { setMode } from '../../src/filters/config.js';
 import { defaultFilterConfig } from '../../src/filters/defaults.js';
 import { compileFilePattern, compileFilter } from '../../src/filters/matcher.js';
+import { parsePattern, PICOMATCH_OPTIONS } from '../../src/filters/pattern.js';
 import type { FilterConfig, FilterMode } from '../../src/filters/schema.js';
 import { repoRoot } from '../helpers/shared.js';
 
@@ -193,6 +195,24 @@ describe('compileFilter', () => {
     expect(white.isIndexed('src/main.ts')).to.equal(false);
     expect(white.isIndexed('docs/guide.md')).to.equal(true);
     expect(white.isIndexed('node_modules/x/README.md')).to.equal(false);
+  });
+
+  it('agrees with plain picomatch on name patterns it matches without regexes (literals, suffixes, prefixes)', () => {
+    const patterns = ['*.PEM', '*~', '*.c++', '*!', '*,x', '*$', '*^', 'ID_RSA*', '~$*', '.#*', 'a@*', 'x+*', 'Thumbs.db', 'a$b', '*.tar.gz', '.env.*'];
+    const names = ['server.pem', '.pem', 'pem', 'x.PEM.bak', 'notes~', '~', 'main.c++', 'main.c+', 'wow!', 'a,x', ',x', 'cost$', 'up^', 'id_rsa',
+      'id_rsa.pub', 'xid_rsa', '~$doc.docx', '$doc', '.#lock', 'a@home', 'x+y', 'thumbs.db', 'A$B', 'a.tar.gz', 'tar.gz', '.env.local', '.env'];
+    for (const pattern of patterns) {
+      const r = parsePattern(pattern);
+      if (!r.ok) throw new Error(r.reason);
+      const reference = picomatch(r.parsed.glob, PICOMATCH_OPTIONS);
+      const m = compileFilter(config('blacklist', [pattern], []));
+      for (const name of names) {
+        for (const p of [name, `deep/er/${name}`]) {
+          expect(!m.isIndexed(p), `${pattern} vs ${p}`).to.equal(reference(name));
+          expect(m.shouldDescend(p), `${pattern} vs folder ${p}`).to.equal(!reference(name));
+        }
+      }
+    }
   });
 
   it('refuses an invalid stored pattern loudly (they are validated where they enter)', () => {

@@ -62,9 +62,9 @@ function combine(patterns: readonly ParsedPattern[]): RegExp | null {
   return new RegExp(`^(?:${sources.join('|')})`, 'i');
 }
 
-// `*.pem`, `*~` (suffix) and `id_rsa*`, `~$*` (prefix): the commonest name patterns, tested with a slice and a
-// Set lookup instead of a regex. Equivalent to picomatch's `*` here: names never contain `/`, and `*` may be
-// empty and may match a leading dot (dot: true).
+// `*.pem`, `*~` (suffix) and `id_rsa*`, `~$*` (prefix): the commonest name patterns, tested with
+// endsWith/startsWith instead of a regex. Equivalent to picomatch's `*` here: names never contain `/`, and `*`
+// may be empty and may match a leading dot (dot: true). A test compares both on tricky names.
 const SUFFIX = /^\*([^*?[\]{}\\]+)$/;
 const PREFIX = /^([^*?[\]{}\\]+)\*$/;
 
@@ -72,9 +72,6 @@ const PREFIX = /^([^*?[\]{}\\]+)\*$/;
 class AffixSet {
   private readonly buckets = new Map<number, string[]>();
   constructor(private readonly end: 'suffix' | 'prefix') {}
-  get size(): number {
-    return this.buckets.size;
-  }
   add(affix: string): void {
     const key = this.end === 'suffix' ? affix.charCodeAt(affix.length - 1) : affix.charCodeAt(0);
     const bucket = this.buckets.get(key);

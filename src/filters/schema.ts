@@ -5,6 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
+import type { FilterDecision } from './matcher.js';
 import { MAX_PATTERN_LENGTH } from './pattern.js';
 
 export const MAX_PATTERNS_PER_LIST = 1000;
@@ -119,6 +120,17 @@ export const FilterDecisionSchema = Type.Object(
   { additionalProperties: false },
 );
 export type FilterDecisionBody = Static<typeof FilterDecisionSchema>;
+
+/** The /test answer for a decision (the API's snake_case field names). */
+export function decisionBody(decision: FilterDecision): FilterDecisionBody {
+  const by = decision.decidedBy;
+  return {
+    indexed: decision.indexed,
+    mode: decision.mode,
+    decided_by: by ? { list: by.list, pattern: by.pattern, matched_path: by.matchedPath } : null,
+    reason: decision.reason,
+  };
+}
 
 /** POST /api/filters/apply (and the apply part of PUT/POST/DELETE/reset): what happened to the index. */
 export const ApplyResultSchema = Type.Object(

@@ -169,12 +169,14 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
       let isDir = d.isDirectory();
       let isFile = d.isFile();
       if (d.isSymbolicLink() || isUnknownType(d)) {
-        if (d.isSymbolicLink() && !follow) {
-          summary.symlinksSkipped++;
-          continue;
-        }
         try {
-          stats = d.isSymbolicLink() ? await fs.stat(abs) : await fs.lstat(abs);
+          // Some file systems do not report entry types: ask lstat, then treat a link like any other link.
+          const isLink = d.isSymbolicLink() || (await fs.lstat(abs)).isSymbolicLink();
+          if (isLink && !follow) {
+            summary.symlinksSkipped++;
+            continue;
+          }
+          stats = await fs.stat(abs);
         } catch (err) {
           report(fsError(abs, err)); // a dangling link, or the entry vanished
           continue;

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { Value } from 'typebox/value';
 import { defaultFilterConfig } from '../../src/filters/defaults.js';
+import { compileFilter } from '../../src/filters/matcher.js';
 import {
   ApplyResultSchema,
+  decisionBody,
   FilterConfigSchema,
   FilterDecisionSchema,
   FilterModeSchema,
@@ -91,5 +93,21 @@ describe('ApplyResultSchema', () => {
   it('holds the two counts', () => {
     expect(Value.Check(ApplyResultSchema, { removed: 3, queued: 0 })).to.equal(true);
     expect(Value.Check(ApplyResultSchema, { removed: 3 })).to.equal(false);
+  });
+});
+
+describe('decisionBody', () => {
+  it('maps real decisions to valid /test answers', () => {
+    const m = compileFilter(defaultFilterConfig());
+    const excluded = decisionBody(m.decide('app/node_modules/x/index.js'));
+    expect(excluded).to.deep.equal({
+      indexed: false,
+      mode: 'blacklist',
+      decided_by: { list: 'exclude', pattern: 'node_modules/', matched_path: 'app/node_modules' },
+      reason: "excluded by pattern 'node_modules/' (blacklist exclude), which matches the folder 'app/node_modules'",
+    });
+    const indexed = decisionBody(m.decide('notes/todo.md'));
+    expect(indexed.decided_by).to.equal(null);
+    for (const body of [excluded, indexed]) expect(Value.Check(FilterDecisionSchema, body)).to.equal(true);
   });
 });

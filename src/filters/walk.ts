@@ -1,0 +1,248 @@
+/**
+ * Walks a directory tree and yields the files a filter lets through: used by initial scans, start-up
+ * reconciliation and filter application. Iterative (no recursion, so depth is unbounded), never descends
+ * into excluded folders, skips symlinks unless asked to follow them (then with loop detection), and reports
+ * unreadable entries as values through `onError`; it never throws for file-system conditions.
+ * Order is deterministic: depth first, names in code-point order within a folder.
+ */
+import type { Dirent, Stats } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { FilePatternMatcher, FilterMatcher } from './matcher.js';
+import { relativeToRoot } from './paths.js';
+
+export interface WalkedFile {
+  /** Absolute path (through the walked root's spelling, symlinks not resolved). */
+  path: string;
+  /** Relative to `relativeTo` (the watched root), POSIX separators, names as on disk. */
+  relativePath: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface WalkError {
+  path: string;
+  /** The file-system code (EACCES, ENOENT, ...) or one of ours: 'outside_root', 'symlink_loop' (a link back
+   * to a folder above it), 'already_walked' (a folder reached a second time through a link). */
+  code: string;
+  message: string;
+}
+
+export interface WalkOptions {
+  /** The filter; without it every file is yielded. */
+  matcher?: FilterMatcher;
+  /** The watch job's own file_pattern. */
+  filePattern?: FilePatternMatcher;
+  /** The watched root that filter paths are relative to (default: the walked folder itself). */
+  relativeTo?: string;
+  /** Walk sub-folders (default true); false yields only the folder's own files. */
+  recursive?: boolean;
+  /** Follow symbolic links to files and folders (default false: symlinks are skipped). Each folder is walked
+   * once, under the first path that reaches it in walk order (a link may come before the real folder). */
+  followSymlinks?: boolean;
+  /** Absolute paths never walked or yielded, e.g. the service's own data directory. */
+  skipPaths?: readonly string[];
+  signal?: AbortSignal;
+  onError?: (error: WalkError) => void;
+  /** Parallel stat calls per folder (default 32). */
+  statConcurrency?: number;
+}
+
+export interface WalkSummary {
+  files: number;
+  directories: number;
+  excludedDirectories: number;
+  excludedFiles: number;
+  /** Files the filter accepts but the job's file_pattern does not. */
+  patternSkippedFiles: number;
+  symlinksSkipped: number;
+  errors: number;
+  aborted: boolean;
+  /** Set when the walk could not start (root missing, not a folder, outside relativeTo). */
+  rootError: WalkError | null;
+}
+
+interface Candidate {
+  abs: string;
+  rel: string;
+  stats: Stats | null;
+}
+
+function fsError(p: string, err: unknown): WalkError {
+  const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : 'EUNKNOWN';
+  return { path: p, code, message: err instanceof Error ? err.message : String(err) };
+}
+
+type StatResult = { ok: true; stats: Stats } | { ok: false; error: WalkError };
+
+async function statFile(f: Candidate): Promise<StatResult> {
+  if (f.stats) return { ok: true, stats: f.stats };
+  try {
+    return { ok: true, stats: await fs.stat(f.abs) };
+  } catch (err) {
+    return { ok: false, error: fsError(f.abs, err) };
+  }
+}
+
+const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+function isUnknownType(d: Dirent): boolean {
+  return !(d.isFile() || d.isDirectory() || d.isSymbolicLink() || d.isBlockDevice() || d.isCharacterDevice() || d.isFIFO() || d.isSocket());
+}
+
+/** Yields every file under `root` that the filter (and the job's file_pattern) accepts; returns a summary. */
+export async function* walkFiles(root: string, options: WalkOptions = {}): AsyncGenerator<WalkedFile, WalkSummary, undefined> {
+  const summary: WalkSummary = {
+    files: 0,
+    directories: 0,
+    excludedDirectories: 0,
+    excludedFiles: 0,
+    patternSkippedFiles: 0,
+    symlinksSkipped: 0,
+    errors: 0,
+    aborted: false,
+    rootError: null,
+  };
+  const report = (e: WalkError): void => {
+    summary.errors++;
+    options.onError?.(e);
+  };
+  const { matcher, filePattern, signal } = options;
+  const recursive = options.recursive ?? true;
+  const follow = options.followSymlinks ?? false;
+  const concurrency = Math.max(1, options.statConcurrency ?? 32);
+  const skip = (options.skipPaths ?? []).map((p) => path.resolve(p));
+  const skipped = (abs: string): boolean => skip.some((s) => abs === s || abs.startsWith(s + path.sep));
+
+  const rootAbs = path.resolve(root);
+  const rootRel = relativeToRoot(options.relativeTo ?? rootAbs, rootAbs);
+  const fail = (e: WalkError): WalkSummary => {
+    summary.rootError = e;
+    report(e);
+    return summary;
+  };
+  if (rootRel === null) return fail({ path: rootAbs, code: 'outside_root', message: `${rootAbs} is not inside ${options.relativeTo}` });
+  let rootStats: Stats;
+  try {
+    rootStats = await fs.stat(rootAbs);
+  } catch (err) {
+    return fail(fsError(rootAbs, err));
+  }
+  if (!rootStats.isDirectory()) return fail({ path: rootAbs, code: 'ENOTDIR', message: `${rootAbs} is not a directory` });
+  if (skipped(rootAbs)) return summary;
+  if (rootRel !== '' && matcher && !matcher.shouldDescend(rootRel)) {
+    summary.excludedDirectories++;
+    return summary;
+  }
+
+  // With followSymlinks, every folder's identity is remembered so a link back up (or to a folder already
+  // walked) is not walked again.
+  const visited = new Map<string, string>(); // dev:ino → the path it was walked under
+  const identity = (s: Stats): string => `${s.dev}:${s.ino}`;
+  if (follow) visited.set(identity(rootStats), rootAbs);
+
+  const stack: { abs: string; rel: string }[] = [{ abs: rootAbs, rel: rootRel }];
+  while (stack.length > 0) {
+    if (signal?.aborted) {
+      summary.aborted = true;
+      return summary;
+    }
+    const dir = stack.pop() as { abs: string; rel: string };
+    const entries: Dirent[] = [];
+    try {
+      const handle = await fs.opendir(dir.abs);
+      for await (const d of handle) entries.push(d);
+    } catch (err) {
+      report(fsError(dir.abs, err));
+      continue;
+    }
+    summary.directories++;
+    entries.sort(byName);
+
+    const files: Candidate[] = [];
+    const subdirs: { abs: string; rel: string }[] = [];
+    for (const d of entries) {
+      const abs = path.join(dir.abs, d.name);
+      const rel = dir.rel === '' ? d.name : `${dir.rel}/${d.name}`;
+      if (skip.length > 0 && skipped(abs)) continue;
+      let stats: Stats | null = null;
+      let isDir = d.isDirectory();
+      let isFile = d.isFile();
+      if (d.isSymbolicLink() || isUnknownType(d)) {
+        try {
+          // Some file systems do not report entry types: ask lstat, then treat a link like any other link.
+          const isLink = d.isSymbolicLink() || (await fs.lstat(abs)).isSymbolicLink();
+          if (isLink && !follow) {
+            summary.symlinksSkipped++;
+            continue;
+          }
+          stats = await fs.stat(abs);
+        } catch (err) {
+          report(fsError(abs, err)); // a dangling link, or the entry vanished
+          continue;
+        }
+        isDir = stats.isDirectory();
+        isFile = stats.isFile();
+      }
+      if (isDir) {
+        if (!recursive) continue;
+        if (matcher && !matcher.shouldDescend(rel)) {
+          summary.excludedDirectories++;
+          continue;
+        }
+        if (follow) {
+          try {
+            const id = identity(stats ?? (await fs.stat(abs)));
+            const earlier = visited.get(id);
+            if (earlier !== undefined) {
+              const loop = abs.startsWith(earlier + path.sep);
+              report({
+                path: abs,
+                code: loop ? 'symlink_loop' : 'already_walked',
+                message: loop ? `${abs} leads back to ${earlier}` : `${abs} is the folder already walked as ${earlier}`,
+              });
+              continue;
+            }
+            visited.set(id, abs);
+          } catch (err) {
+            report(fsError(abs, err));
+            continue;
+          }
+        }
+        subdirs.push({ abs, rel });
+      } else if (isFile) {
+        if (matcher && !matcher.isIndexed(rel, 'file')) {
+          summary.excludedFiles++;
+          continue;
+        }
+        if (filePattern && !filePattern.matches(rel)) {
+          summary.patternSkippedFiles++;
+          continue;
+        }
+        files.push({ abs, rel, stats });
+      }
+      // Sockets, FIFOs and devices are never indexed.
+    }
+
+    for (let i = 0; i < files.length; i += concurrency) {
+      if (signal?.aborted) {
+        summary.aborted = true;
+        return summary;
+      }
+      const batch = files.slice(i, i + concurrency);
+      const results = await Promise.all(batch.map((f) => statFile(f)));
+      for (let j = 0; j < batch.length; j++) {
+        const f = batch[j] as Candidate;
+        const r = results[j] as StatResult;
+        if (!r.ok) {
+          report(r.error); // vanished or unreadable since the folder was read
+          continue;
+        }
+        summary.files++;
+        yield { path: f.abs, relativePath: f.rel, size: r.stats.size, mtimeMs: r.stats.mtimeMs };
+      }
+    }
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as { abs: string; rel: string });
+  }
+  return summary;
+}

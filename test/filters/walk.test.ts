@@ -1,0 +1,196 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { setMode } from '../../src/filters/config.js';
+import { defaultFilterConfig } from '../../src/filters/defaults.js';
+import { compileFilePattern, compileFilter } from '../../src/filters/matcher.js';
+import type { FilterMatcher } from '../../src/filters/matcher.js';
+import type { FilterConfig } from '../../src/filters/schema.js';
+import { walkFiles } from '../../src/filters/walk.js';
+import type { WalkedFile, WalkError, WalkOptions, WalkSummary } from '../../src/filters/walk.js';
+import { DOCUMENTS, JUNK, makeTree, removeTree } from './fixture-tree.js';
+
+async function collect(root: string, options: WalkOptions = {}): Promise<{ files: WalkedFile[]; summary: WalkSummary }> {
+  const files: WalkedFile[] = [];
+  const walk = walkFiles(root, options);
+  for (;;) {
+    const step = await walk.next();
+    if (step.done) return { files, summary: step.value };
+    files.push(step.value);
+  }
+}
+
+const rels = (files: WalkedFile[]): string[] => files.map((f) => f.relativePath).sort();
+
+/** The real matcher, recording every path it is asked about. */
+function recording(inner: FilterMatcher): { matcher: FilterMatcher; asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    matcher: {
+      mode: inner.mode,
+      decide: (p, k) => inner.decide(p, k),
+      isIndexed: (p, k) => (asked.push(p), inner.isIndexed(p, k)),
+      shouldDescend: (p) => (asked.push(p), inner.shouldDescend(p)),
+    },
+  };
+}
+
+function blacklist(exclude: string[]): FilterConfig {
+  return { mode: 'blacklist', exclude, include: [], blacklist_exclude: exclude, blacklist_include: [], whitelist_include: [], whitelist_exclude: [] };
+}
+
+describe('walkFiles', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await makeTree();
+  });
+  afterEach(async () => {
+    await removeTree(root);
+  });
+
+  it('with the default configuration yields the documents and none of the junk or secrets', async () => {
+    const { files, summary } = await collect(root, { matcher: compileFilter(defaultFilterConfig()) });
+    expect(rels(files)).to.deep.equal(DOCUMENTS);
+    expect(summary.files).to.equal(DOCUMENTS.length);
+    expect(summary.errors).to.equal(0);
+    expect(summary.rootError).to.equal(null);
+    expect(summary.excludedDirectories).to.be.greaterThan(5);
+  });
+
+  it('never opens an excluded folder', async () => {
+    const { matcher, asked } = recording(compileFilter(defaultFilterConfig()));
+    await collect(root, { matcher });
+    expect(asked).to.include('project/node_modules');
+    expect(asked).to.include('project/.git');
+    expect(asked.filter((p) => p.startsWith('project/node_modules/') || p.startsWith('project/.git/'))).to.deep.equal([]);
+  });
+
+  it('yields absolute paths, POSIX relative paths, sizes and modification times', async () => {
+    const { files } = await collect(root, { matcher: compileFilter(defaultFilterConfig()) });
+    const notes = files.find((f) => f.relativePath === 'Documents/notes.md');
+    expect(notes).to.not.equal(undefined);
+    if (!notes) return;
+    const stats = await fs.stat(path.join(root, 'Documents', 'notes.md'));
+    expect(notes).to.deep.equal({ path: path.join(root, 'Documents', 'notes.md'), relativePath: 'Documents/notes.md', size: stats.size, mtimeMs: stats.mtimeMs });
+  });
+
+  it('walks in a deterministic order: depth first, names in code-point order, files before sub-folders', async () => {
+    const a = (await collect(root)).files.map((f) => f.relativePath);
+    const b = (await collect(root)).files.map((f) => f.relativePath);
+    expect(a).to.deep.equal(b);
+    expect(a.length).to.equal(DOCUMENTS.length + JUNK.length);
+    expect(a.indexOf('project/README.md')).to.be.lessThan(a.indexOf('project/src/index.ts'));
+    expect(a.indexOf('Documents/notes.md')).to.be.lessThan(a.indexOf('project/README.md'));
+  });
+
+  it('in whitelist mode walks ordinary folders to find included files, never excluded ones', async () => {
+    const { files } = await collect(root, { matcher: compileFilter(setMode(defaultFilterConfig(), 'whitelist').config) });
+    expect(rels(files)).to.deep.equal([
+      'Documents/House/Build/permit.pdf',
+      'Documents/Invoice (1).pdf',
+      'Documents/Résumé.docx',
+      'Documents/notes.md',
+      'Documents/report.pdf',
+      'project/README.md',
+      'project/docs/guide.md',
+    ]);
+  });
+
+  it("applies the job's file_pattern on top of the filter", async () => {
+    const pattern = compileFilePattern('*.md');
+    if (!pattern.ok) throw new Error(pattern.reason);
+    const { files, summary } = await collect(root, { matcher: compileFilter(defaultFilterConfig()), filePattern: pattern.matcher });
+    expect(rels(files)).to.deep.equal(['Documents/notes.md', 'project/README.md', 'project/docs/guide.md']);
+    expect(summary.patternSkippedFiles).to.equal(DOCUMENTS.length - 3);
+  });
+
+  it('stays in the folder itself when not recursive', async () => {
+    const { files } = await collect(root, { recursive: false });
+    expect(rels(files)).to.deep.equal(['backup.p12', 'login.keychain-db', 'passwords.kdbx']);
+  });
+
+  it('judges paths relative to the watched root when walking a sub-folder', async () => {
+    const matcher = compileFilter(blacklist(['/project/docs/', '/src/']));
+    const { files } = await collect(path.join(root, 'project'), { relativeTo: root, matcher });
+    const got = rels(files);
+    expect(got).to.include('project/src/index.ts'); // '/src/' is anchored at the watched root, not at project/
+    expect(got).to.not.include('project/docs/guide.md');
+    const inside = await collect(path.join(root, 'project', 'docs'), { relativeTo: root, matcher });
+    expect(inside.files).to.deep.equal([]);
+    expect(inside.summary.excludedDirectories).to.equal(1);
+  });
+
+  it('skips symbolic links by default', async () => {
+    await fs.symlink('..', path.join(root, 'project', 'loop'));
+    await fs.symlink('notes.md', path.join(root, 'Documents', 'link.md'));
+    await fs.symlink('nowhere.md', path.join(root, 'Documents', 'dangling.md'));
+    const { files, summary } = await collect(root);
+    expect(summary.symlinksSkipped).to.equal(3);
+    expect(rels(files)).to.deep.equal([...DOCUMENTS, ...JUNK].sort());
+  });
+
+  it('follows symbolic links when asked, without looping or repeating folders', async () => {
+    await fs.symlink('..', path.join(root, 'project', 'loop'));
+    await fs.symlink('notes.md', path.join(root, 'Documents', 'link.md'));
+    await fs.symlink('nowhere.md', path.join(root, 'Documents', 'dangling.md'));
+    await fs.symlink(path.join(root, 'project', 'docs'), path.join(root, 'docs-link'));
+    const errors: WalkError[] = [];
+    const { files, summary } = await collect(root, { followSymlinks: true, onError: (e) => errors.push(e) });
+    const got = rels(files);
+    expect(got).to.include('Documents/link.md');
+    expect(got.filter((p) => p.endsWith('guide.md'))).to.have.length(1); // the folder is walked once, under one name
+    expect(got.some((p) => p.startsWith('project/loop/'))).to.equal(false);
+    // docs-link sorts before project/, so the docs folder is walked through the link and the real one is skipped.
+    expect(errors.map((e) => `${e.code} ${path.relative(root, e.path)}`).sort()).to.deep.equal([
+      'ENOENT Documents/dangling.md',
+      `already_walked ${path.join('project', 'docs')}`,
+      `symlink_loop ${path.join('project', 'loop')}`,
+    ]);
+    expect(summary.errors).to.equal(3);
+  });
+
+  it('never walks or yields skipped paths (e.g. the service data directory)', async () => {
+    const { files } = await collect(root, { skipPaths: [path.join(root, 'Documents'), path.join(root, 'backup.p12')] });
+    expect(files.some((f) => f.relativePath.startsWith('Documents/') || f.relativePath === 'backup.p12')).to.equal(false);
+    const kept = [...DOCUMENTS, ...JUNK].filter((p) => !p.startsWith('Documents/') && p !== 'backup.p12');
+    expect(rels(files)).to.deep.equal(kept.sort());
+  });
+
+  it('stops when aborted', async () => {
+    const controller = new AbortController();
+    const files: WalkedFile[] = [];
+    const walk = walkFiles(root, { signal: controller.signal, statConcurrency: 1 });
+    let summary: WalkSummary | undefined;
+    for (;;) {
+      const step = await walk.next();
+      if (step.done) {
+        summary = step.value;
+        break;
+      }
+      files.push(step.value);
+      controller.abort();
+    }
+    expect(files).to.have.length(1);
+    expect(summary?.aborted).to.equal(true);
+  });
+
+  it('reports a missing root, a file root and a root outside relativeTo as values', async () => {
+    const errors: WalkError[] = [];
+    const missing = await collect(path.join(root, 'nope'), { onError: (e) => errors.push(e) });
+    expect(missing.files).to.deep.equal([]);
+    expect(missing.summary.rootError?.code).to.equal('ENOENT');
+    const file = await collect(path.join(root, 'backup.p12'));
+    expect(file.summary.rootError?.code).to.equal('ENOTDIR');
+    const outside = await collect(root, { relativeTo: path.join(root, 'project') });
+    expect(outside.summary.rootError?.code).to.equal('outside_root');
+    expect(errors).to.have.length(1);
+  });
+
+  it('ignores sockets, FIFOs and devices', async () => {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('mkfifo', [path.join(root, 'Documents', 'pipe')]);
+    const { files } = await collect(root, { matcher: compileFilter(defaultFilterConfig()) });
+    expect(rels(files)).to.deep.equal(DOCUMENTS);
+  });
+});

@@ -51,6 +51,8 @@ export function extractKeywords(
     const sentence = sentences[token.sentence];
     const inHeading = sentence?.blockKind === 'heading';
     const caseIsEvidence = !(shouting[token.sentence] ?? false);
+    // A table cell is not a sentence: its first word's capital is as meaningful as any other.
+    const ambiguousCapital = token.sentenceStart && sentence?.blockKind !== 'table';
     let candidate = candidates.get(token.key);
     if (!candidate) {
       candidate = { key: token.key, weightedCount: 0, forms: new Map(), casings: new Map(), spellings: new Map(), lemmas: new Set(), score: 0 };
@@ -60,7 +62,7 @@ export function extractKeywords(
     candidate.forms.set(token.lower, (candidate.forms.get(token.lower) ?? 0) + 1);
     if (caseIsEvidence) candidate.spellings.set(token.value, (candidate.spellings.get(token.value) ?? 0) + 1);
     candidate.lemmas.add(token.lemma);
-    if (caseIsEvidence && !inHeading && (!token.sentenceStart || token.value !== capitalise(token.lower))) {
+    if (caseIsEvidence && !inHeading && (!ambiguousCapital || token.value !== capitalise(token.lower))) {
       candidate.casings.set(token.value, (candidate.casings.get(token.value) ?? 0) + 1);
     }
   }

@@ -145,7 +145,8 @@ export function lexRank(n: number, similarity: (a: number, b: number) => number)
 /** Cuts text to at most maxChars at a word boundary, marking the cut with an ellipsis. */
 export function truncate(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
-  const cut = text.slice(0, Math.max(0, maxChars - 1));
-  const space = cut.lastIndexOf(' ');
-  return `${(space > maxChars / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, '')}…`;
+  // A space at index maxChars - 1 still leaves room for the ellipsis.
+  const space = text.slice(0, maxChars).lastIndexOf(' ');
+  const cut = space > maxChars / 2 ? text.slice(0, space) : text.slice(0, Math.max(0, maxChars - 1));
+  return `${cut.replace(/[\s,;:]+$/, '')}…`;
 }

@@ -3,6 +3,7 @@
  * Sentences mean nothing there, so the summary describes the table's shape and columns instead.
  */
 import type { Block } from './blocks.js';
+import { truncate } from './summary.js';
 
 const DELIMITERS = [',', '\t', ';', '|'] as const;
 const SAMPLE_LINES = 50;
@@ -88,17 +89,14 @@ export function describeTable(shape: TableShape, maxChars: number): string {
   const rows = `${shape.rows} ${shape.rows === 1 ? 'row' : 'rows'}`;
   const columns = `${shape.columns} ${shape.columns === 1 ? 'column' : 'columns'}`;
   const lead = `Table of ${rows} and ${columns}`;
-  if (shape.header.length === 0) return `${lead}.`;
-  let names = '';
-  for (const [index, name] of shape.header.entries()) {
-    const next = names === '' ? name : `${names}, ${name}`;
-    if (lead.length + 2 + next.length + 1 > maxChars) {
-      names = names === '' ? '…' : `${names}, … (${shape.header.length - index} more)`;
-      break;
-    }
-    names = next;
+  const names = shape.header;
+  // As many column names as fit, then "… (n more)".
+  for (let shown = names.length; shown > 0; shown -= 1) {
+    const rest = names.length - shown;
+    const text = `${lead}: ${names.slice(0, shown).join(', ')}${rest > 0 ? `, … (${rest} more)` : ''}.`;
+    if (text.length <= maxChars) return text;
   }
-  return `${lead}: ${names}.`;
+  return truncate(`${lead}.`, maxChars);
 }
 
 /** Table cells as blocks for keyword extraction: the header as a heading (it names what the table is about). */

@@ -11,7 +11,8 @@ export const MAX_TITLE_CHARS = 300;
 
 const JUNK_TITLES = [
   /^microsoft\s+(word|excel|powerpoint|office|outlook)\b/i,
-  /^(untitled|no\s*title|none|null|undefined|unknown|default|title|document|doc|draft|template|new\s+document)\s*\d*(\.\w+)?$/i,
+  /^untitled\b/i,
+  /^(no\s*title|none|null|undefined|unknown|default|title|document|doc|draft|template|new\s+document)\s*\d*(\.\w+)?$/i,
   /^(slide|page|sheet|book|presentation|powerpoint\s+presentation|layout|chart|image|picture|workbook)\s*\d*$/i,
   /^(title|subject)\s*[:-]?\s*$/i,
   /\.(docx?|dotx?|pdf|pptx?|xlsx?|odt|ods|odp|rtf|txt|html?|md|tex|wpd|pages|key|numbers)$/i,

@@ -1,10 +1,26 @@
 import { expect } from 'chai';
+import { Worker } from 'node:worker_threads';
+import type { Analysis } from '../../../src/pipeline/types.js';
 import type { AnalyzeOptions } from '../../../src/pipeline/stages/analyze.js';
 import { analyze } from '../../../src/pipeline/stages/analyze.js';
 import { SYSTEM_PROMPT } from '../../../src/pipeline/analyze/llm/prompt.js';
 import { docFrom, flat, scifact } from '../analyze/helpers.js';
 import type { TestServer } from '../analyze/llm/servers.js';
 import { closedPortUrl, ollamaReply, openaiReply, startServer } from '../analyze/llm/servers.js';
+
+/** Runs analyze() in a real worker thread, as the pipeline pool does. */
+async function analyzeInWorker(doc: unknown, options: AnalyzeOptions): Promise<Analysis> {
+  const worker = new Worker(new URL('./fixtures/analyze-worker.js', import.meta.url), { workerData: { doc, options } });
+  try {
+    return await new Promise<Analysis>((resolve, reject) => {
+      worker.once('message', (message: Analysis) => resolve(message));
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`worker exited with code ${code} before answering`)));
+    });
+  } finally {
+    await worker.terminate();
+  }
+}
 
 const LOCAL: AnalyzeOptions = { provider: 'local', model: 'extractive', timeoutMs: 2000, maxInputChars: 100_000 };
 const GOOD_REPLY = {
@@ -29,6 +45,11 @@ describe('analyze', () => {
         for (const keyword of analysis.keywords) expect(lowerBody).to.include(keyword.toLowerCase());
       });
     }
+
+    it('gives the same analysis in a worker thread as in the main thread', async () => {
+      const { doc } = scifact('10024681');
+      expect(await analyzeInWorker(doc, LOCAL)).to.deep.equal(await analyze(doc, LOCAL));
+    });
 
     it('never contacts anything, whatever baseUrl says', async () => {
       const server = await startServer(() => ({ body: ollamaReply(JSON.stringify(GOOD_REPLY)) }));
@@ -88,6 +109,16 @@ describe('analyze', () => {
         expect(user).to.include('Structural Homeostasis');
         expect(user).to.include(`the first`); // the excerpt is bounded and says so
         expect(user.length).to.be.below(800);
+      });
+
+      it('works from a worker thread, falling back there too', async () => {
+        server = await startServer(() => ({ body: reply(JSON.stringify(GOOD_REPLY)) }));
+        const { doc } = scifact('10009203');
+        expect(await analyzeInWorker(doc, options(server.url))).to.deep.equal({ ...GOOD_REPLY, provider });
+        const url = await closedPortUrl();
+        const fallback = await analyzeInWorker(doc, options(url));
+        expect(fallback.fallbackReason).to.equal(`${provider}: connection refused at ${url}`);
+        expect(fallback.provider).to.equal('local');
       });
 
       it('sends no Authorization header without a key', async () => {

@@ -37,10 +37,10 @@ export function summarize(
   const whole = pool.map((sentence) => sentence.text).join(' ');
   if (pool.length <= maxSentences && whole.length <= maxChars) return whole;
 
-  const vectors = pool.map((sentence) => sentenceVector(sentence, tokens, background));
-  const norms = vectors.map(norm);
-  const similarity = (a: number, b: number): number => cosine(vectors[a], vectors[b], norms[a] ?? 0, norms[b] ?? 0);
-  const scores = lexRank(pool.length, similarity);
+  const matrix = cosineMatrix(pool.map((sentence) => sentenceVector(sentence, tokens, background)));
+  const n = pool.length;
+  const similarity = (a: number, b: number): number => matrix[a * n + b] ?? 0;
+  const scores = lexRank(n, similarity);
 
   const order = pool.map((_, index) => index).sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b);
   const picked: number[] = [];
@@ -92,18 +92,43 @@ function rarityCached(word: string, background: BackgroundFrequencies): number {
   return value;
 }
 
-function norm(vector: Vector): number {
-  let sum = 0;
-  for (const weight of vector.values()) sum += weight * weight;
-  return Math.sqrt(sum);
-}
-
-function cosine(a: Vector | undefined, b: Vector | undefined, normA: number, normB: number): number {
-  if (!a || !b || normA === 0 || normB === 0) return 0;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  let dot = 0;
-  for (const [key, weight] of small) dot += weight * (large.get(key) ?? 0);
-  return dot / (normA * normB);
+/**
+ * All pairwise cosines at once through an inverted index: only pairs of sentences that share a term are ever
+ * touched, which on long documents is far cheaper than n² vector comparisons.
+ */
+function cosineMatrix(vectors: Vector[]): Float64Array {
+  const n = vectors.length;
+  const matrix = new Float64Array(n * n);
+  const postings = new Map<string, Array<[number, number]>>();
+  const norms = new Float64Array(n);
+  vectors.forEach((vector, sentence) => {
+    let sum = 0;
+    for (const [key, weight] of vector) {
+      sum += weight * weight;
+      let list = postings.get(key);
+      if (!list) postings.set(key, (list = []));
+      list.push([sentence, weight]);
+    }
+    norms[sentence] = Math.sqrt(sum);
+  });
+  for (const list of postings.values()) {
+    for (let x = 0; x < list.length; x += 1) {
+      const [a, weightA] = list[x] ?? [0, 0];
+      for (let y = x + 1; y < list.length; y += 1) {
+        const [b, weightB] = list[y] ?? [0, 0];
+        matrix[a * n + b] = (matrix[a * n + b] ?? 0) + weightA * weightB;
+      }
+    }
+  }
+  for (let a = 0; a < n; a += 1) {
+    for (let b = a + 1; b < n; b += 1) {
+      const denominator = (norms[a] ?? 0) * (norms[b] ?? 0);
+      const value = denominator > 0 ? (matrix[a * n + b] ?? 0) / denominator : 0;
+      matrix[a * n + b] = value;
+      matrix[b * n + a] = value;
+    }
+  }
+  return matrix;
 }
 
 /** PageRank over the similarity graph (self-loops excluded), by power iteration. */
@@ -137,7 +162,7 @@ export function lexRank(n: number, similarity: (a: number, b: number) => number)
     for (let i = 0; i < n; i += 1) next[i] = (next[i] ?? 0) + (DAMPING * dangling) / n;
     const delta = next.reduce((sum, value, i) => sum + Math.abs(value - (scores[i] ?? 0)), 0);
     scores = next;
-    if (delta < 1e-9) break;
+    if (delta < 1e-7) break;
   }
   return scores;
 }

@@ -39,7 +39,12 @@ export function analyzeLocally(doc: ParsedDocument, options: LocalAnalyzeOptions
   const title = metadataTitle ?? headingTitle ?? titleFromFilename(doc.filename);
 
   // Words the author put in the metadata weigh like a heading's; they are not text to summarise.
-  const metadataBlocks: Block[] = [metadataTitle, doc.metadata.subject, doc.metadata.keywords?.join(', ')]
+  // Metadata crosses a thread boundary from the parser: trust its types no further than a check.
+  const metadataKeywords: unknown = doc.metadata.keywords;
+  const keywordsText = Array.isArray(metadataKeywords)
+    ? metadataKeywords.filter((keyword): keyword is string => typeof keyword === 'string').join(', ')
+    : metadataKeywords;
+  const metadataBlocks: Block[] = [metadataTitle, doc.metadata.subject, keywordsText]
     .filter((value): value is string => typeof value === 'string' && value.trim() !== '')
     .map((value) => ({ kind: 'heading', text: value, level: 0 }));
   const analysis = analyseBlocks([...metadataBlocks, ...shape.blocks]);

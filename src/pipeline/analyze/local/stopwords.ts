@@ -25,7 +25,7 @@ export const GENERIC_WORDS = new Set([
   'like', 'just', 'get', 'got', 'make', 'made', 'see', 'seen', 'need', 'needs', 'want', 'know', 'think',
   'good', 'better', 'best', 'great', 'little', 'big', 'long', 'short', 'full', 'other', 'others', 'another',
   'example', 'examples', 'note', 'notes', 'order', 'group', 'groups', 'value', 'values', 'set', 'sets',
-  'self', 'hello', 'hi', 'thanks', 'thank', 'please', 'dear', 'regards', 'yes', 'ok', 'okay', 'e', 'eg',
+  'self', 'vitro', 'vivo', 'situ', 'hello', 'hi', 'thanks', 'thank', 'please', 'dear', 'regards', 'yes', 'ok', 'okay', 'e', 'eg',
 ]);
 
 export const CODE_WORDS = new Set([

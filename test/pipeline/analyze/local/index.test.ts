@@ -88,6 +88,15 @@ describe('analyzeLocally', () => {
       expect(analyzeLocally(doc, OPTIONS).title).to.equal('quarterly sales report 2024');
     });
 
+    it("weighs the author's metadata keywords and subject like a heading", () => {
+      const text = 'Ice cores record past climate. Bubbles in glacial ice trap ancient air. Drilling teams also log weather, food supplies and camp logistics every day.';
+      const plain = analyzeLocally(docFrom('cores.txt', text), OPTIONS).keywords;
+      const tagged = analyzeLocally(docFrom('cores.txt', text, { metadata: { keywords: ['weather', 'climate'], subject: 'Ice cores' } }), OPTIONS).keywords;
+      expect(plain.indexOf('weather')).to.be.above(5);
+      expect(tagged.indexOf('weather')).to.be.within(0, 4);
+      expect(tagged.indexOf('climate')).to.be.below(plain.indexOf('climate'));
+    });
+
     it('uses the Subject of a mail saved as text', () => {
       const text = 'From: ada@example.org\nTo: team@example.org\nSubject: Re: Launch window for the probe\nDate: Mon, 3 Mar 2025 10:00:00 +0000\n\nThe launch window opens on 12 May and closes on 30 May.';
       const analysis = analyzeLocally(docFrom('message.txt', text), OPTIONS);

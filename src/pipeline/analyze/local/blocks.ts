@@ -26,6 +26,7 @@ const LINK_DEFINITION = /^\s{0,3}\[[^\]]+\]:\s+\S+/;
 const BLOCKQUOTE = /^\s{0,3}(?:>\s?)+/;
 const MAIL_HEADER = /^([A-Za-z][A-Za-z0-9-]*):\s*(.*)$/;
 const MAIL_HEADER_NAMES = /^(from|to|cc|subject|date|newsgroups|message-id|path|reply-to|organization|received|return-path)$/i;
+const KEY_VALUE = /^\s*[\p{L}][\p{L}\d _-]{0,30}:\s+\S/u;
 const TERMINAL_PUNCTUATION = /[.,;:!?]["')\]]?$/;
 
 /** Removes inline Markdown and HTML so that text reads as plain prose. */
@@ -169,6 +170,11 @@ function push(blocks: Block[], kind: BlockKind, raw: string, level?: number): vo
  * ("Meeting notes\nWe agreed…") carries a heading on that line; wrapped prose continues in lower case.
  */
 function pushParagraph(blocks: Block[], lines: string[]): void {
+  // "Version: 1.2\nAuthor: …" is a record of fields, not prose: keep it for keywords, out of the summary.
+  if (lines.length >= 2 && lines.every((line) => KEY_VALUE.test(line))) {
+    for (const line of lines) push(blocks, 'table', line);
+    return;
+  }
   const [first, second] = lines;
   if (
     blocks.length === 0 &&

@@ -73,8 +73,14 @@ describe('proseBlocks', () => {
     ]);
   });
 
-  it('leaves "Key: value" prose that is not a header block alone', () => {
-    expect(proseBlocks('Note: bring boots.\nWeather: rain.')[0]?.text).to.equal('Note: bring boots. Weather: rain.');
+  it('keeps a paragraph of "Key: value" lines out of the prose', () => {
+    expect(proseBlocks('Intro text here. It has two sentences.\n\nVersion: 1.2\nAuthor: Ada Lovelace\n\nBody text.').map((block) => block.kind)).to.deep.equal([
+      'paragraph',
+      'table',
+      'table',
+      'paragraph',
+    ]);
+    expect(proseBlocks('Note: bring boots, the trail is muddy after rain.')[0]?.kind).to.equal('paragraph');
   });
 });
 

@@ -1,0 +1,230 @@
+/**
+ * Tokens and sentences of a list of blocks, from winkNLP (wink-nlp + wink-eng-lite-web-model: tokenizer,
+ * sentence boundaries, part of speech, lemma, stop words; pure JS, ~1 ms per SciFact abstract). Sentences never
+ * cross a block boundary, and a split after an abbreviation that wink misses ("Fig. 2", "et al. (2001)") is
+ * undone. Every token carries a `key` — the Porter2 stem of its lemma — under which inflected forms merge.
+ */
+import winkNLP from 'wink-nlp';
+import type { ItsFunction, PartOfSpeech, WinkMethods } from 'wink-nlp';
+import model from 'wink-eng-lite-web-model';
+import type { Block, BlockKind } from './blocks.js';
+
+export interface Token {
+  value: string;
+  lower: string;
+  lemma: string;
+  /** Porter2 stem of the lemma: "studies", "studied", "study" share one key. */
+  key: string;
+  pos: PartOfSpeech;
+  /** wink token type: 'word', 'number', 'punctuation', 'url', 'email', 'symbol', ... */
+  type: string;
+  stopWord: boolean;
+  sentence: number;
+  /** True for the first token of its sentence (where capitals say nothing about proper nouns). */
+  sentenceStart: boolean;
+}
+
+export interface Sentence {
+  text: string;
+  block: number;
+  blockKind: BlockKind;
+  /** Token range [firstToken, endToken) in `tokens`. */
+  firstToken: number;
+  endToken: number;
+}
+
+export interface TextAnalysis {
+  tokens: Token[];
+  sentences: Sentence[];
+}
+
+/** Abbreviations after which wink may end a sentence although the text goes on in lower case or digits. */
+const CONTINUING_ABBREVIATIONS = new Set([
+  'fig', 'figs', 'eq', 'eqs', 'ref', 'refs', 'no', 'nos', 'vol', 'vols', 'pp', 'p', 'cf', 'vs', 'al', 'approx',
+  'ca', 'sec', 'ch', 'chap', 'tab', 'ed', 'eds', 'art', 'para', 'n', 'resp', 'incl', 'esp', 'viz', 'etc', 'e.g',
+  'i.e', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+]);
+/** Titles before a name: never the end of a sentence. */
+const TITLES = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'mt', 'gen', 'col', 'capt', 'lt', 'sgt', 'rev', 'hon', 'sr', 'jr']);
+
+interface Wink {
+  nlp: WinkMethods;
+  stem: (word: string) => string;
+}
+let wink: Wink | undefined;
+
+function getWink(): Wink {
+  if (!wink) {
+    const stem: unknown = model.addons.stem;
+    if (typeof stem !== 'function') throw new Error('wink-eng-lite-web-model provides no stem addon');
+    wink = { nlp: winkNLP(model, ['sbd', 'pos']), stem: (word) => String(stem(word)) };
+  }
+  return wink;
+}
+
+/** Porter2 stem of a lower-case word (the same stemmer the tokens' keys use). */
+export function stemWord(word: string): string {
+  return getWink().stem(word);
+}
+
+export function analyseBlocks(blocks: Block[]): TextAnalysis {
+  const { nlp, stem } = getWink();
+  const its = nlp.its;
+  const blockStarts: number[] = [];
+  let text = '';
+  for (const block of blocks) {
+    if (text !== '') text += '\n\n';
+    blockStarts.push(text.length);
+    text += block.text;
+  }
+  if (text.trim() === '') return { tokens: [], sentences: [] };
+
+  const doc = nlp.readDoc(text);
+  const all = doc.tokens();
+  const values = all.out() as string[];
+  const types = all.out(its.type) as string[];
+  const poses = all.out(its.pos) as PartOfSpeech[];
+  // wink's typings declare its.lemma's parameters differently from what out() accepts; the runtime is fine.
+  const lemmas = all.out(its.lemma as unknown as ItsFunction<string>) as string[];
+  const stops = all.out(its.stopWordFlag) as boolean[];
+  const winkSentenceStarts = new Set((doc.sentences().out(its.span) as unknown as number[][]).map((span) => span[0] ?? 0));
+
+  // Character offsets by searching forward from a cursor: robust even where wink normalises a token's value.
+  const raw: RawToken[] = [];
+  let cursor = 0;
+  let block = 0;
+  let previousWinkIndex = -1;
+  for (let i = 0; i < values.length; i += 1) {
+    const value = values[i] ?? '';
+    const type = types[i] ?? '';
+    if (type === 'tabCRLF' || value.trim() === '') continue;
+    const found = text.indexOf(value, cursor);
+    const start = found >= 0 ? found : cursor;
+    cursor = start + (found >= 0 ? value.length : 0);
+    while (block + 1 < blockStarts.length && start >= (blockStarts[block + 1] ?? Infinity)) block += 1;
+    const previous = raw[raw.length - 1];
+    raw.push({
+      value,
+      type,
+      pos: poses[i] ?? 'X',
+      lemma: (lemmas[i] ?? value).toLowerCase(),
+      stopWord: stops[i] ?? false,
+      start,
+      end: cursor,
+      block,
+      sentenceStart: previous === undefined || block !== previous.block || hasWinkStartBetween(winkSentenceStarts, previousWinkIndex, i),
+    });
+    previousWinkIndex = i;
+  }
+  const merged = joinHyphenated(raw);
+  const tokens: Token[] = merged.map((token) => ({
+    value: token.value,
+    lower: token.value.toLowerCase(),
+    lemma: token.lemma,
+    key: stemCached(token.lemma, stem),
+    pos: token.pos,
+    type: token.type,
+    stopWord: token.stopWord,
+    sentence: -1,
+    sentenceStart: token.sentenceStart,
+  }));
+  const starts = merged.map((token) => token.start);
+  const ends = merged.map((token) => token.end);
+  const blockOf = merged.map((token) => token.block);
+  mergeAbbreviationSplits(tokens, blockOf);
+
+  const sentences: Sentence[] = [];
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i];
+    if (!token) continue;
+    if (token.sentenceStart || sentences.length === 0) {
+      const blockIndex = blockOf[i] ?? 0;
+      sentences.push({ text: '', block: blockIndex, blockKind: blocks[blockIndex]?.kind ?? 'paragraph', firstToken: i, endToken: i });
+    }
+    const sentence = sentences[sentences.length - 1];
+    if (!sentence) continue;
+    sentence.endToken = i + 1;
+    token.sentence = sentences.length - 1;
+  }
+  for (const sentence of sentences) {
+    sentence.text = text.slice(starts[sentence.firstToken] ?? 0, ends[sentence.endToken - 1] ?? 0).replace(/\s+/g, ' ').trim();
+  }
+  return { tokens, sentences };
+}
+
+interface RawToken {
+  value: string;
+  type: string;
+  pos: PartOfSpeech;
+  lemma: string;
+  stopWord: boolean;
+  start: number;
+  end: number;
+  block: number;
+  sentenceStart: boolean;
+}
+
+/**
+ * wink splits some hyphenated compounds ("self-renewal", "TNF-alpha") and keeps others ("IL-6"); rejoin
+ * word-hyphen-word runs written without spaces so that a compound is one term. Acronym plurals ("HSCs") take
+ * the acronym as lemma so they merge with the singular.
+ */
+function joinHyphenated(tokens: RawToken[]): RawToken[] {
+  const out: RawToken[] = [];
+  for (let i = 0; i < tokens.length; i += 1) {
+    let token = tokens[i];
+    if (!token) continue;
+    while (token.type === 'word') {
+      const hyphen = tokens[i + 1];
+      const next = tokens[i + 2];
+      if (!hyphen || !next || hyphen.value !== '-' || hyphen.start !== token.end || next.start !== hyphen.end) break;
+      if (next.type !== 'word' && next.type !== 'number') break;
+      if (next.sentenceStart || hyphen.sentenceStart) break;
+      token = {
+        ...next,
+        value: `${token.value}-${next.value}`,
+        lemma: `${token.value.toLowerCase()}-${next.lemma}`,
+        type: 'word',
+        stopWord: false,
+        start: token.start,
+        sentenceStart: token.sentenceStart,
+      };
+      i += 2;
+    }
+    if (/^\p{Lu}[\p{Lu}\d-]*\p{Lu}s$/u.test(token.value)) token = { ...token, lemma: token.value.slice(0, -1).toLowerCase() };
+    out.push(token);
+  }
+  return out;
+}
+
+const stems = new Map<string, string>();
+const STEM_CACHE_LIMIT = 200_000;
+
+/** Stemming is the costliest per-token step and words repeat across files: cache per thread, bounded. */
+function stemCached(lemma: string, stem: (word: string) => string): string {
+  let key = stems.get(lemma);
+  if (key === undefined) {
+    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
+    key = stem(lemma);
+    stems.set(lemma, key);
+  }
+  return key;
+}
+
+function hasWinkStartBetween(starts: Set<number>, after: number, upTo: number): boolean {
+  for (let i = after + 1; i <= upTo; i += 1) if (starts.has(i)) return true;
+  return false;
+}
+
+/** Rejoins "See Fig." + "2 shows…" and "Dr." + "Smith…" that the sentence splitter cut apart. */
+function mergeAbbreviationSplits(tokens: Token[], blockOf: number[]): void {
+  for (let i = 2; i < tokens.length; i += 1) {
+    const token = tokens[i];
+    const dot = tokens[i - 1];
+    const word = tokens[i - 2];
+    if (!token?.sentenceStart || !dot || !word || dot.value !== '.' || blockOf[i] !== blockOf[i - 1]) continue;
+    const abbreviation = word.lower.replace(/\.$/, '');
+    const continues = /^[\p{Ll}\d(]/u.test(token.value);
+    if (TITLES.has(abbreviation) || (continues && CONTINUING_ABBREVIATIONS.has(abbreviation))) token.sentenceStart = false;
+  }
+}

@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 
 export interface WordPieceOptions {
-  lowercase?: boolean; // default true (uncased models); accents are stripped when lowercasing, as HF does
+  lowercase?: boolean; // default true (uncased models)
+  stripAccents?: boolean; // default: same as lowercase (HF's reading of strip_accents: null)
   maxInputCharsPerWord?: number; // default 100
   unkToken?: string;
   clsToken?: string;
@@ -70,6 +71,7 @@ export class WordPieceTokenizer {
   readonly padId: number;
   private readonly vocab = new Map<string, number>();
   private readonly lowercase: boolean;
+  private readonly stripAccents: boolean;
   private readonly maxChars: number;
 
   constructor(tokens: readonly string[], options: WordPieceOptions = {}) {
@@ -78,6 +80,7 @@ export class WordPieceTokenizer {
     });
     this.vocabSize = tokens.length;
     this.lowercase = options.lowercase ?? true;
+    this.stripAccents = options.stripAccents ?? this.lowercase;
     this.maxChars = options.maxInputCharsPerWord ?? 100;
     this.unkId = this.special(options.unkToken ?? '[UNK]');
     this.clsId = this.special(options.clsToken ?? '[CLS]');
@@ -149,10 +152,12 @@ export class WordPieceTokenizer {
   }
 
   private normalizeWord(word: string): string {
-    if (!this.lowercase) return word;
-    // Strip accents: decompose, drop nonspacing marks (HF does this whenever lowercasing an uncased model).
+    let w = word;
+    // Strip accents: decompose, then drop nonspacing marks.
+    if (this.stripAccents) w = w.normalize('NFD').replace(COMBINING_MARK, '');
     // Lowercase char by char like the reference: JS would turn a word-final capital sigma into 'ς'.
-    return word.normalize('NFD').replace(COMBINING_MARK, '').replace(CAPITAL_SIGMA, 'σ').toLowerCase();
+    if (this.lowercase) w = w.replace(CAPITAL_SIGMA, 'σ').toLowerCase();
+    return w;
   }
 
   /** Greedy longest-match-first segmentation; the whole word becomes [UNK] if any part has no match. */

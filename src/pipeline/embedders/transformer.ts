@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Chunk } from '../types.js';
 import type { Embedder, EmbedderInfo } from './types.js';
 import { openSession, type OnnxSession } from './onnx-session.js';
+import { windows } from './windows.js';
 import { WordPieceTokenizer, type TokenizedWord, type WordPieceOptions } from './wordpiece.js';
 
 export interface TransformerOptions {
@@ -189,33 +190,6 @@ function feedsFor(names: readonly string[], ids: BigInt64Array, mask: BigInt64Ar
     feeds[name] = name === 'input_ids' ? ids : name === 'attention_mask' ? mask : new BigInt64Array(ids.length);
   }
   return feeds;
-}
-
-/**
- * Word windows [first, last] (inclusive) whose token counts stay within budget; consecutive windows share
- * words worth at least `overlap` tokens. Windows only break between words, so re-tokenising a window's text
- * gives exactly its tokens. A single word longer than the budget gets a window of its own (encode truncates).
- */
-export function windows(words: readonly TokenizedWord[], budget: number, overlap: number): [number, number][] {
-  const out: [number, number][] = [];
-  let first = 0;
-  for (;;) {
-    let last = first;
-    let used = (words[first] as TokenizedWord).ids.length;
-    while (last + 1 < words.length && used + (words[last + 1] as TokenizedWord).ids.length <= budget) {
-      last++;
-      used += (words[last] as TokenizedWord).ids.length;
-    }
-    out.push([first, last]);
-    if (last === words.length - 1) return out;
-    let next = last + 1;
-    let shared = 0;
-    while (next - 1 > first && shared < overlap) {
-      next--;
-      shared += (words[next] as TokenizedWord).ids.length;
-    }
-    first = next;
-  }
 }
 
 /** Mean over each row's real tokens (the first `lengths[r]` positions), then L2 normalisation. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
-import { TransformerEmbedder, meanPoolNormalize, windows } from '../../../src/pipeline/embedders/transformer.js';
+import { TransformerEmbedder, meanPoolNormalize } from '../../../src/pipeline/embedders/transformer.js';
 import { WordPieceTokenizer } from '../../../src/pipeline/embedders/wordpiece.js';
 import { SMALL_BERT, writeBertModelDir } from '../../helpers/bert-graph.js';
 import { sharedPath } from '../../helpers/shared.js';
@@ -202,29 +202,6 @@ describe('TransformerEmbedder', () => {
       expect(c?.text.endsWith('\nbody text')).to.equal(true);
       expect(tokenizer.tokenize(c?.text.split('\n')[0] ?? '').length).to.be.at.most(32);
     });
-  });
-});
-
-describe('windows', () => {
-  const word = (n: number) => ({ start: 0, end: 0, ids: new Array<number>(n).fill(1) });
-
-  it('packs words up to the budget and overlaps by at least the overlap', () => {
-    const words = Array.from({ length: 10 }, () => word(3));
-    expect(windows(words, 9, 3)).to.deep.equal([
-      [0, 2],
-      [2, 4],
-      [4, 6],
-      [6, 8],
-      [8, 9],
-    ]);
-  });
-
-  it('always makes progress, even with a word over the budget', () => {
-    expect(windows([word(2), word(50), word(2)], 10, 5)).to.deep.equal([
-      [0, 0],
-      [1, 1],
-      [2, 2],
-    ]);
   });
 });
 

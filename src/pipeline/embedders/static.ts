@@ -4,7 +4,7 @@
  * words are lowercased and accent-folded, looked up whole, and, when a hyphenated word is unknown, by its
  * parts (GloVe knows "t-cell" but not "il-6-mediated"). Words the vocabulary lacks are dropped.
  *
- * Chunks: 96 known words (roughly a paragraph), 12 shared, the title prepended to each. Measured on the
+ * Chunks: 96 words (roughly a paragraph), 12 shared, the title prepended to each. Measured on the
  * SciFact train queries (bench/static-embedder-scifact.ts, dense only, best chunk per document), shorter
  * windows rank better although a word average has no order to lose: nDCG@10 0.348 for 512 words (one chunk
  * per abstract), 0.358 for 256, 0.368 for 128, 0.383 for 96, 0.385–0.393 for 64, 0.402 for 32. A short
@@ -34,9 +34,9 @@ export interface StaticEmbedderMeta {
 
 export interface StaticOptions {
   intraOpThreads?: number;
-  /** Known words per chunk (default 96). */
+  /** Words per chunk (default 96; a hyphenated word looked up by parts counts each part). */
   chunkWords?: number;
-  /** Known words shared by consecutive chunks (default 12). */
+  /** Words shared by consecutive chunks (default 12). */
   overlapWords?: number;
   /** Texts per onnxruntime call (default 64). */
   batchSize?: number;
@@ -49,7 +49,7 @@ export const BUILD_COMMAND = 'npm run build:embedder';
 export interface StaticWord {
   start: number;
   end: number;
-  ids: number[];
+  ids: readonly number[];
 }
 
 /** Runs of letters, digits and marks, joined by single hyphens. */
@@ -64,12 +64,15 @@ function fold(lower: string): string {
   return lower.normalize('NFD').replace(MARKS, '').replace(FOLDABLE, (c) => LETTER_FOLDS[c] ?? c);
 }
 
+const NO_IDS: readonly number[] = Object.freeze([]);
+
 export class StaticTokenizer {
-  private readonly vocab = new Map<string, number>();
+  /** word → [id], one shared frozen array per word so tokenising allocates nothing per known word. */
+  private readonly vocab = new Map<string, readonly number[]>();
 
   constructor(words: readonly string[]) {
     words.forEach((w, id) => {
-      if (id > 0 && !this.vocab.has(w)) this.vocab.set(w, id); // id 0 is [PAD]
+      if (id > 0 && !this.vocab.has(w)) this.vocab.set(w, Object.freeze([id])); // id 0 is [PAD]
     });
   }
 
@@ -94,17 +97,19 @@ export class StaticTokenizer {
   }
 
   ids(text: string): number[] {
-    return this.words(text).flatMap((w) => w.ids);
+    const out: number[] = [];
+    for (const w of this.words(text)) for (const id of w.ids) out.push(id);
+    return out;
   }
 
-  private lookup(key: string): number[] {
-    const id = this.vocab.get(key);
-    if (id !== undefined) return [id];
-    if (!key.includes('-')) return [];
+  private lookup(key: string): readonly number[] {
+    const whole = this.vocab.get(key);
+    if (whole !== undefined) return whole;
+    if (!key.includes('-')) return NO_IDS;
     const ids: number[] = [];
     for (const part of key.split('-')) {
       const p = this.vocab.get(part);
-      if (p !== undefined) ids.push(p);
+      if (p !== undefined) ids.push(p[0] as number);
     }
     return ids;
   }
@@ -129,6 +134,8 @@ export class StaticEmbedder implements Embedder {
   private readonly chunkWords: number;
   private readonly overlapWords: number;
   private readonly batchSize: number;
+  /** Token ids of the latest chunk() result by chunk text (one document's worth), so embed() skips them. */
+  private readonly lastChunkIds = new Map<string, number[]>();
 
   private constructor(
     readonly info: EmbedderInfo,
@@ -157,18 +164,28 @@ export class StaticEmbedder implements Embedder {
   }
 
   chunk(text: string, title: string): Chunk[] {
-    const prefix = title.trim() === '' ? '' : `${title.trim()}\n`;
+    const cleanTitle = title.trim();
+    const prefix = cleanTitle === '' ? '' : `${cleanTitle}\n`;
+    const titleIds = this.tokenizer.ids(cleanTitle);
     const words = this.tokenizer.words(text);
-    if (words.length === 0) return prefix === '' ? [] : [{ index: 0, text: prefix.trimEnd(), start: 0, end: 0 }];
-    return windows(words, this.chunkWords, this.overlapWords).map(([first, last], index) => {
+    this.lastChunkIds.clear();
+    if (words.length === 0) return prefix === '' ? [] : [{ index: 0, text: cleanTitle, start: 0, end: 0 }];
+    // Unknown words count too (as one), so runs of numbers or foreign text cannot make a chunk huge.
+    const counts = words.map((w) => Math.max(1, w.ids.length));
+    return windows(counts, this.chunkWords, this.overlapWords).map(([first, last], index) => {
       const start = (words[first] as StaticWord).start;
       const end = (words[last] as StaticWord).end;
-      return { index, text: prefix + text.slice(start, end), start, end };
+      const chunkText = prefix + text.slice(start, end);
+      // The words are already looked up: remember their ids for the embed() call that usually follows.
+      const ids = titleIds.slice();
+      for (let i = first; i <= last; i++) for (const id of (words[i] as StaticWord).ids) ids.push(id);
+      this.lastChunkIds.set(chunkText, ids);
+      return { index, text: chunkText, start, end };
     });
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((t) => this.tokenizer.ids(t));
+    const encoded = texts.map((t) => this.lastChunkIds.get(t) ?? this.tokenizer.ids(t));
     const order = encoded.map((_, i) => i).sort((a, b) => (encoded[b]?.length ?? 0) - (encoded[a]?.length ?? 0));
     const result = new Array<Float32Array>(texts.length);
     for (let b = 0; b < order.length; b += this.batchSize) {

@@ -145,7 +145,7 @@ export class TransformerEmbedder implements Embedder {
     const budget = this.maxTokens - 2 - titleTokens;
     const words = this.tokenizer.words(text);
     if (words.length === 0) return prefix === '' ? [] : [{ index: 0, text: prefix.trimEnd(), start: 0, end: 0 }];
-    return windows(words, budget, this.overlap).map(([first, last], index) => {
+    return windows(words.map((w) => w.ids.length), budget, this.overlap).map(([first, last], index) => {
       const start = (words[first] as TokenizedWord).start;
       const end = (words[last] as TokenizedWord).end;
       return { index, text: prefix + text.slice(start, end), start, end };

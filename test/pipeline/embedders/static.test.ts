@@ -40,21 +40,33 @@ describe('StaticEmbedder', () => {
   });
 
   describe('chunk', () => {
-    const text = Array.from({ length: 300 }, (_, i) => `word${i % 7 === 0 ? '' : 's'} cell protein`).join(' ');
+    // Known words, plus unknown ones ("qzx123") that must count towards a chunk's size too.
+    const text = Array.from({ length: 300 }, (_, i) => `word${i % 7 === 0 ? '' : 's'} cell qzx${i} protein`).join(' ');
+    const size = (t: string): number =>
+      embedder.tokenizer.words(t).reduce((n, w) => n + Math.max(1, w.ids.length), 0);
 
-    it('windows at most 96 known words, 12 shared, title prepended, offsets into the text', () => {
+    it('windows at most 96 words, 12 shared, title prepended, offsets into the text', () => {
       const chunks = embedder.chunk(text, 'A title');
       expect(chunks.length).to.be.above(5);
       for (const [i, c] of chunks.entries()) {
         expect(c.index).to.equal(i);
         expect(c.text).to.equal(`A title\n${text.slice(c.start, c.end)}`);
-        expect(embedder.tokenizer.ids(text.slice(c.start, c.end)).length).to.be.at.most(96);
+        expect(size(text.slice(c.start, c.end))).to.be.at.most(96);
+        if (i < chunks.length - 1) expect(size(text.slice(c.start, c.end))).to.be.at.least(93);
         if (i > 0) {
           const prev = chunks[i - 1]!;
-          expect(embedder.tokenizer.ids(text.slice(c.start, prev.end)).length).to.be.at.least(12);
+          expect(size(text.slice(c.start, prev.end))).to.be.at.least(12);
         }
       }
       expect(chunks[chunks.length - 1]!.end).to.equal(text.length);
+    });
+
+    it('embeds its chunks exactly as their texts embed on their own', async () => {
+      const chunks = embedder.chunk(text, 'Cell proteins, T-cell études');
+      const fromChunks = await embedder.embed(chunks.map((c) => c.text)); // ids remembered by chunk()
+      embedder.chunk('something else', ''); // forgets them
+      const fresh = await embedder.embed(chunks.map((c) => c.text));
+      fromChunks.forEach((v, i) => expect(Array.from(v)).to.deep.equal(Array.from(fresh[i]!)));
     });
 
     it('returns a title-only chunk for a text without words, and nothing for nothing', () => {

@@ -119,7 +119,12 @@ export class StaticTokenizer {
 export function readStaticMeta(dir: string): StaticEmbedderMeta | undefined {
   const file = path.join(dir, 'meta.json');
   if (!existsSync(file)) return undefined;
-  const meta = JSON.parse(readFileSync(file, 'utf8')) as StaticEmbedderMeta;
+  let meta: StaticEmbedderMeta;
+  try {
+    meta = JSON.parse(readFileSync(file, 'utf8')) as StaticEmbedderMeta;
+  } catch {
+    return undefined; // unreadable or half-written: treat as not built
+  }
   const complete = Object.keys(meta.files ?? {}).every((f) => existsSync(path.join(dir, f)));
   return meta.kind === 'static' && complete ? meta : undefined;
 }

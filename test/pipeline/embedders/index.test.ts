@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -80,6 +80,10 @@ describe('describeEmbedder / loadEmbedder', () => {
     if (which.ok) return;
     expect(which.code).to.equal('no_embedder');
     expect(which.reason).to.contain('npm run build:embedder').and.to.contain(nowhere);
+    const garbled = path.join(tmp, 'garbled');
+    mkdirSync(garbled);
+    writeFileSync(path.join(garbled, 'meta.json'), '{"kind": "sta');
+    expect(describeEmbedder({ builtinDir: garbled }).ok).to.equal(false);
     let error: unknown;
     await loadEmbedder({ builtinDir: nowhere }).catch((e: unknown) => (error = e));
     expect(String(error)).to.contain('npm run build:embedder');

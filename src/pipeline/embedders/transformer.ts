@@ -1,0 +1,227 @@
+/**
+ * Sentence-transformers style embedder: a BERT-family ONNX model (all-MiniLM-L6-v2 by default) with its
+ * WordPiece vocabulary. Texts are cut into windows of at most 256 tokens with overlap, the title prepended to
+ * each; embeddings are the mask-weighted mean of `last_hidden_state`, L2-normalised, computed in batches
+ * padded only to the longest text of the batch.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Chunk } from '../types.js';
+import type { Embedder, EmbedderInfo } from './types.js';
+import { openSession, type OnnxSession } from './onnx-session.js';
+import { windows } from './windows.js';
+import { WordPieceTokenizer, type TokenizedWord, type WordPieceOptions } from './wordpiece.js';
+
+export interface TransformerOptions {
+  /** onnxruntime intra-op threads (default 1: the pool gives each worker one core). */
+  intraOpThreads?: number;
+  /** Longest window in tokens, [CLS] and [SEP] included (default 256, capped by the model's positions). */
+  maxTokens?: number;
+  /** Tokens shared by consecutive windows of a document (default 32). */
+  overlapTokens?: number;
+  /** Most title tokens prepended to each window (default 32); a longer title is cut at a word. */
+  maxTitleTokens?: number;
+  /**
+   * Texts per onnxruntime call (default 8). On one CPU thread batching gains little (bench/embedder-throughput:
+   * batch 1, 4 and 16 within noise of each other); it mainly amortises per-call overhead.
+   */
+  batchSize?: number;
+}
+
+/** Files that make a folder a transformer model. */
+export const TRANSFORMER_FILES = { model: 'model.onnx', vocab: 'vocab.txt' } as const;
+
+interface ModelConfig {
+  name: string;
+  hiddenSize?: number;
+  maxPositions?: number;
+  tokenizer: WordPieceOptions;
+}
+
+function readJson(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+/** Reads config.json and tokenizer_config.json when present (both optional). Cheap: no model loading. */
+export function readModelConfig(dir: string): ModelConfig {
+  const config = readJson(path.join(dir, 'config.json'));
+  const tok = readJson(path.join(dir, 'tokenizer_config.json'));
+  const nameOrPath = str(config._name_or_path);
+  const name = nameOrPath !== undefined ? (nameOrPath.split(/[\\/]/).pop() ?? nameOrPath) : path.basename(dir);
+  return {
+    name,
+    hiddenSize: num(config.hidden_size),
+    maxPositions: num(config.max_position_embeddings),
+    tokenizer: {
+      lowercase: bool(tok.do_lower_case),
+      stripAccents: bool(tok.strip_accents),
+      unkToken: str(tok.unk_token),
+      clsToken: str(tok.cls_token),
+      sepToken: str(tok.sep_token),
+      padToken: str(tok.pad_token),
+    },
+  };
+}
+
+function positiveInt(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 1) throw new Error(`options.${name} must be a positive integer (got ${String(v)})`);
+  return v;
+}
+
+export class TransformerEmbedder implements Embedder {
+  private readonly maxTokens: number;
+  private readonly overlap: number;
+  private readonly maxTitleTokens: number;
+  private readonly batchSize: number;
+
+  private constructor(
+    readonly info: EmbedderInfo,
+    private readonly tokenizer: WordPieceTokenizer,
+    private readonly session: OnnxSession,
+    private readonly outputName: string,
+    options: TransformerOptions,
+    maxPositions: number,
+  ) {
+    this.maxTokens = Math.min(positiveInt('maxTokens', options.maxTokens, 256), maxPositions);
+    if (this.maxTokens < 16) throw new Error('options.maxTokens must be at least 16');
+    this.maxTitleTokens = Math.min(positiveInt('maxTitleTokens', options.maxTitleTokens, 32), this.maxTokens >> 2);
+    this.overlap = options.overlapTokens ?? 32;
+    if (!Number.isInteger(this.overlap) || this.overlap < 0 || this.overlap > this.maxTokens >> 1) {
+      throw new Error('options.overlapTokens must be an integer between 0 and half of maxTokens');
+    }
+    this.batchSize = positiveInt('batchSize', options.batchSize, 8);
+  }
+
+  /** Loads model.onnx + vocab.txt (+ config.json, tokenizer_config.json) from a folder. */
+  static async load(dir: string, options: TransformerOptions = {}): Promise<TransformerEmbedder> {
+    for (const file of Object.values(TRANSFORMER_FILES)) {
+      if (!existsSync(path.join(dir, file))) throw new Error(`transformer model folder ${dir} has no ${file}`);
+    }
+    const config = readModelConfig(dir);
+    const tokenizer = WordPieceTokenizer.fromVocabFile(path.join(dir, TRANSFORMER_FILES.vocab), config.tokenizer);
+    const session = await openSession(path.join(dir, TRANSFORMER_FILES.model), options);
+    const known = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
+    const unknown = session.inputNames.filter((n) => !known.has(n));
+    if (!session.inputNames.includes('input_ids') || unknown.length > 0) {
+      await session.close();
+      throw new Error(
+        `model ${dir} declares inputs [${session.inputNames.join(', ')}]; expected input_ids ` +
+          `with optional attention_mask and token_type_ids`,
+      );
+    }
+    const outputName = session.outputNames.includes('last_hidden_state')
+      ? 'last_hidden_state'
+      : (session.outputNames[0] ?? 'last_hidden_state');
+    // The dimension is whatever the graph produces: embed a probe rather than trusting config.json.
+    const probeIds = BigInt64Array.from([BigInt(tokenizer.clsId), BigInt(tokenizer.sepId)]);
+    const probe = await session
+      .run(feedsFor(session.inputNames, probeIds, BigInt64Array.from([1n, 1n])), [1, 2], outputName)
+      .catch(async (err: unknown) => {
+        await session.close();
+        throw err;
+      });
+    const dimension = probe.dims[probe.dims.length - 1] ?? 0;
+    const info: EmbedderInfo = { kind: 'transformer', model: config.name, dimension };
+    return new TransformerEmbedder(info, tokenizer, session, outputName, options, config.maxPositions ?? 512);
+  }
+
+  chunk(text: string, title: string): Chunk[] {
+    const titleWords = this.tokenizer.words(title);
+    let titleTokens = 0;
+    let titleEnd = 0;
+    for (const w of titleWords) {
+      if (titleTokens + w.ids.length > this.maxTitleTokens) break;
+      titleTokens += w.ids.length;
+      titleEnd = w.end;
+    }
+    const prefix = titleEnd > 0 ? `${title.slice(0, titleEnd)}\n` : '';
+    const budget = this.maxTokens - 2 - titleTokens;
+    const words = this.tokenizer.words(text);
+    if (words.length === 0) return prefix === '' ? [] : [{ index: 0, text: prefix.trimEnd(), start: 0, end: 0 }];
+    return windows(words.map((w) => w.ids.length), budget, this.overlap).map(([first, last], index) => {
+      const start = (words[first] as TokenizedWord).start;
+      const end = (words[last] as TokenizedWord).end;
+      return { index, text: prefix + text.slice(start, end), start, end };
+    });
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const encoded = texts.map((t) => this.tokenizer.encode(t, this.maxTokens));
+    // Longest first, so each batch pads to lengths close to its own.
+    const order = encoded.map((_, i) => i).sort((a, b) => (encoded[b]?.length ?? 0) - (encoded[a]?.length ?? 0));
+    const result: Float32Array[] = new Array<Float32Array>(texts.length);
+    for (let b = 0; b < order.length; b += this.batchSize) {
+      const batch = order.slice(b, b + this.batchSize);
+      const vectors = await this.embedBatch(batch.map((i) => encoded[i] as number[]));
+      batch.forEach((i, k) => (result[i] = vectors[k] as Float32Array));
+    }
+    return result;
+  }
+
+  private async embedBatch(batch: number[][]): Promise<Float32Array[]> {
+    const seq = Math.max(...batch.map((ids) => ids.length));
+    const n = batch.length;
+    const ids = new BigInt64Array(n * seq).fill(BigInt(this.tokenizer.padId));
+    const mask = new BigInt64Array(n * seq);
+    batch.forEach((row, r) =>
+      row.forEach((id, c) => {
+        ids[r * seq + c] = BigInt(id);
+        mask[r * seq + c] = 1n;
+      }),
+    );
+    const feeds = feedsFor(this.session.inputNames, ids, mask);
+    const out = await this.session.run(feeds, [n, seq], this.outputName);
+    return meanPoolNormalize(out.data, out.dims, batch.map((row) => row.length), this.info.dimension);
+  }
+
+  close(): Promise<void> {
+    return this.session.close();
+  }
+}
+
+/** The inputs a BERT graph declares: ids, mask, and all-zero token types (one segment). */
+function feedsFor(names: readonly string[], ids: BigInt64Array, mask: BigInt64Array): Record<string, BigInt64Array> {
+  const feeds: Record<string, BigInt64Array> = {};
+  for (const name of names) {
+    feeds[name] = name === 'input_ids' ? ids : name === 'attention_mask' ? mask : new BigInt64Array(ids.length);
+  }
+  return feeds;
+}
+
+/** Mean over each row's real tokens (the first `lengths[r]` positions), then L2 normalisation. */
+export function meanPoolNormalize(
+  data: Float32Array,
+  dims: readonly number[],
+  lengths: number[],
+  dimension: number,
+): Float32Array[] {
+  if (dims.length === 2) {
+    // Already pooled ([batch, dim], e.g. a `sentence_embedding` output): only normalise.
+    return lengths.map((_, r) => normalize(data.slice(r * dimension, (r + 1) * dimension)));
+  }
+  const seq = dims[1] ?? 0;
+  return lengths.map((len, r) => {
+    const v = new Float32Array(dimension);
+    for (let s = 0; s < len; s++) {
+      const base = (r * seq + s) * dimension;
+      for (let d = 0; d < dimension; d++) v[d] = (v[d] as number) + (data[base + d] as number);
+    }
+    return normalize(v);
+  });
+}
+
+/** L2 normalisation (the mean's 1/len factor cancels out, so sums suffice). */
+function normalize(v: Float32Array): Float32Array {
+  let sq = 0;
+  for (const x of v) sq += x * x;
+  const norm = Math.sqrt(sq);
+  if (norm > 0) for (let d = 0; d < v.length; d++) v[d] = (v[d] as number) / norm;
+  return v;
+}

@@ -12,6 +12,8 @@ export const errorTable = {
     message: (host: string) => `Host header '${host}' is not allowed (only loopback names and FILESIFT_ALLOWED_HOSTS)`,
   },
   forbidden_origin: { status: 403, message: (origin: string) => `Origin '${origin}' is not allowed` },
+  invalid_path: { status: 400, message: (detail: string) => detail },
+  excluded_by_filter: { status: 400, message: (detail: string) => detail },
   not_found: { status: 404, message: (what: string) => what },
   route_not_found: { status: 404, message: (route: string) => `No such endpoint: ${route}` },
   method_not_allowed: {

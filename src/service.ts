@@ -6,6 +6,12 @@ import type { ServiceConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
+import { FilterService } from './filters/filter.service.js';
+import { resolveEmbedder } from './indexing/embedder.js';
+import { Indexer } from './indexing/indexer.js';
+import { IndexingService } from './indexing/indexing.service.js';
+import { JobsService } from './jobs/jobs.service.js';
+import { PipelinePool } from './pipeline/pool.js';
 import { SettingsService } from './settings/settings.service.js';
 import { StatusService } from './status/status.service.js';
 
@@ -16,6 +22,8 @@ export interface Service {
   bus: EventBus;
   settings: SettingsService;
   store: StoreHandle;
+  pool: PipelinePool;
+  indexing: IndexingService;
   logger: Logger;
   /** Graceful stop: no new requests, event streams ended, actors drained, database closed. Idempotent. */
   close(reason?: string): Promise<void>;
@@ -27,6 +35,8 @@ export interface StartOptions {
   sseHeartbeatMs?: number;
   /** How many events are kept for replay to reconnecting clients (default 1000). */
   eventReplayCapacity?: number;
+  /** Test seam: another pipeline worker file (e.g. one that hangs or crashes on purpose). */
+  pipelineWorker?: string;
 }
 
 /** The composition root: starts the actors in dependency order and the HTTP front end last. */
@@ -39,7 +49,79 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const bus = new EventBus({ replayCapacity: options.eventReplayCapacity ?? 1000 });
     const settings = await SettingsService.load(store.api.config, logger.child({ actor: 'settings' }));
     const status = new StatusService(store, config.version);
-    const { app, sessions } = createApp({ config, logger, bus, settings, status, sseHeartbeatMs: options.sseHeartbeatMs });
+    const filters = await FilterService.load(store.api.config, logger.child({ actor: 'filters' }));
+    const jobs = await JobsService.load(store.api);
+
+    const embedder = resolveEmbedder(config);
+    if (!embedder.description.ok) logger.warn({ reason: embedder.description.reason }, 'no embedder: search will be keyword-only');
+    const pool = new PipelinePool({
+      ...(options.pipelineWorker ? { workerFile: options.pipelineWorker } : {}),
+      threads: settings.get().queue.max_concurrency,
+      modelDir: embedder.modelDir,
+      builtinDir: embedder.builtinDir,
+    });
+    stack.push(() => pool.destroy());
+    settings.subscribe((next, keys) => {
+      if (keys.includes('queue.max_concurrency')) void pool.resize(next.queue.max_concurrency);
+    });
+    const indexer = new Indexer({
+      store: store.api,
+      pool,
+      settings,
+      bus,
+      logger: logger.child({ actor: 'indexer' }),
+      embeddingModel: () => embedder.identity,
+      jobFor: (p) => jobs.jobFor(p)?.id ?? null,
+      apiKeys: {
+        openai: process.env.FILESIFT_OPENAI_API_KEY ?? process.env.OPENAI_API_KEY ?? null,
+        ollama: process.env.FILESIFT_OLLAMA_API_KEY ?? null,
+      },
+    });
+    const indexing = new IndexingService({
+      indexer,
+      store: store.api,
+      pool,
+      filters,
+      bus,
+      logger: logger.child({ actor: 'indexing' }),
+      ownDataDir: config.dataDir,
+      embeddingModel: () => embedder.identity,
+      embeddingDimension: () => embedder.dimension,
+    });
+    stack.push(() => indexing.close());
+    status.register('embedder', () =>
+      embedder.description.ok
+        ? {
+            ok: true,
+            ready: true,
+            kind: embedder.description.kind,
+            model: embedder.description.model,
+            dimension: embedder.dimension,
+            search: 'hybrid',
+            // Why a configured model folder is not used (only when the user configured one).
+            ...(config.modelDir && 'fallbackReason' in embedder.description && embedder.description.fallbackReason
+              ? { fallback_reason: embedder.description.fallbackReason }
+              : {}),
+          }
+        : { ok: false, ready: false, kind: null, model: null, search: 'keyword', reason: embedder.description.reason },
+    );
+    status.register('worker_pool', () => {
+      const s = pool.stats();
+      return { ok: true, threads: s.threads, max_threads: s.maxThreads, queued_tasks: s.queued, completed_tasks: s.completed, utilization: s.utilization, active_runs: indexing.activeRuns.length };
+    });
+
+    const { app, sessions } = createApp({
+      config,
+      logger,
+      bus,
+      settings,
+      status,
+      store: store.api,
+      filters,
+      jobs,
+      indexing,
+      sseHeartbeatMs: options.sseHeartbeatMs,
+    });
 
     const server = await listen(app.callback(), config.host, config.port);
     stack.push(() => closeServer(server, () => sessions.closeAll()));
@@ -56,6 +138,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       bus,
       settings,
       store,
+      pool,
+      indexing,
       logger,
       close(reason = 'shutdown') {
         closing ??= (async () => {

@@ -4,6 +4,8 @@ import type { AppDeps } from './deps.js';
 import { jsonBodyMiddleware } from './middleware/body.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { securityMiddleware } from './middleware/security.js';
+import { filesRoutes } from './routes/files.js';
+import { indexRoutes } from './routes/index.js';
 import { settingsRoutes } from './routes/settings.js';
 import { statusRoutes } from './routes/status.js';
 import { SseSessions, updatesRoutes } from './routes/updates.js';
@@ -22,6 +24,8 @@ export function createApp(deps: AppDeps): HttpApp {
   const router = new Router();
   settingsRoutes(router, deps);
   statusRoutes(router, deps);
+  indexRoutes(router, deps);
+  filesRoutes(router, deps);
   updatesRoutes(router, deps, sessions);
 
   app.use(errorMiddleware(deps.logger));

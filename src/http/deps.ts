@@ -1,16 +1,24 @@
 import type { ServiceConfig } from '../config.js';
 import type { EventBus } from '../events/bus.js';
+import type { FilterService } from '../filters/filter.service.js';
+import type { IndexingService } from '../indexing/indexing.service.js';
+import type { JobsService } from '../jobs/jobs.service.js';
 import type { Logger } from '../logger.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { StatusService } from '../status/status.service.js';
+import type { StoreApi } from '../store/store.js';
 
-/** What the HTTP layer may talk to: actors and services, never the database directly. */
+/** What the HTTP layer may talk to: actors and services (the store actor for read-only lookups). */
 export interface AppDeps {
   config: ServiceConfig;
   logger: Logger;
   bus: EventBus;
   settings: SettingsService;
   status: StatusService;
+  store: StoreApi;
+  filters: FilterService;
+  jobs: JobsService;
+  indexing: IndexingService;
   /** Interval of the SSE heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
 }

@@ -37,6 +37,14 @@ export const SettingsSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
+    indexing: Type.Object(
+      {
+        max_file_size_mb: Type.Number({ minimum: 0.001, maximum: 102400, default: 100, description: 'Files larger than this are indexed by name, path, size and dates only (no content)' }),
+        max_text_chars: Type.Integer({ minimum: 1000, maximum: 50_000_000, default: 2_000_000, description: 'Extracted text beyond this many characters is cut (the file is marked truncated)' }),
+        file_timeout_seconds: Type.Number({ minimum: 1, maximum: 3600, default: 120, description: 'A file whose processing takes longer is stopped and recorded as failed' }),
+      },
+      { additionalProperties: false },
+    ),
     scheduler: Type.Object(
       {
         enabled: Type.Boolean({ default: false, description: 'Pause the queue when system conditions do not satisfy the rules' }),

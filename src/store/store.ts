@@ -1,6 +1,7 @@
 import { migrationsDir } from '../paths.js';
 import { loadMigrations, migrate } from './migrate.js';
 import { createConfigRepository, type ConfigRepository } from './repositories/config.repository.js';
+import { createFilesRepository, type FilesRepository } from './repositories/files.repository.js';
 import { createHealthRepository, type HealthRepository } from './repositories/health.repository.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.repository.js';
 import type { SqlDatabase } from './sql.js';
@@ -13,6 +14,7 @@ export interface StoreApi {
   health: HealthRepository;
   config: ConfigRepository;
   jobs: JobsRepository;
+  files: FilesRepository;
 }
 
 export type RepositoryName = keyof StoreApi;
@@ -22,6 +24,7 @@ export function createStore(db: SqlDatabase): StoreApi {
     health: createHealthRepository(db),
     config: createConfigRepository(db),
     jobs: createJobsRepository(db),
+    files: createFilesRepository(db),
   };
 }
 

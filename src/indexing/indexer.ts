@@ -1,0 +1,284 @@
+import path from 'node:path';
+import type { EventBus } from '../events/bus.js';
+import type { Logger } from '../logger.js';
+import type { AnalyzeOptions } from '../pipeline/stages/analyze.js';
+import { statFile } from '../pipeline/stages/parse.js';
+import type { PipelinePool, RunOptions } from '../pipeline/pool.js';
+import type { FileFacts, ParsedDocument } from '../pipeline/types.js';
+import type { Settings } from '../settings/schema.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import type { KnownFile } from '../store/repositories/files.types.js';
+import type { StoreApi } from '../store/store.js';
+import type { FileOutcome, IndexRun } from './run.js';
+
+/** Characters the local analyzer reads at most (summaries and keywords come from the start of huge texts). */
+const ANALYZE_MAX_INPUT_CHARS = 100_000;
+
+export interface IndexerDeps {
+  store: StoreApi;
+  pool: PipelinePool;
+  settings: SettingsService;
+  bus: EventBus;
+  logger: Logger;
+  /** Identity of the active embedding model (e.g. 'static:glove-sg-100d-sif'), or null when none is available. */
+  embeddingModel: () => string | null;
+  /** The watch job a path belongs to (deepest watched root), or null. */
+  jobFor: (absolutePath: string) => number | null;
+  /** API keys of remote summarizers, from the environment. */
+  apiKeys: { openai: string | null; ollama: string | null };
+}
+
+export interface IndexFileOptions {
+  /** The run the file is part of (events and counts). */
+  run: IndexRun;
+  /** Redo everything, even when the file looks unchanged. */
+  force: boolean;
+  /** What the caller already knows of the file (saves a query); undefined: look it up. */
+  known?: KnownFile | null;
+}
+
+/** mtime in whole milliseconds: what statFile's ISO timestamps carry, and what we store. */
+export function wholeMs(mtimeMs: number): number {
+  return Math.trunc(mtimeMs);
+}
+
+/**
+ * True when a file needs no work: same size and mtime as when it was processed, and processed with the
+ * current model (a failed file is not retried until it changes, or a forced run).
+ */
+export function looksUnchanged(known: KnownFile, size: number, mtimeMs: number, model: string | null): boolean {
+  if (known.size !== size || known.mtimeMs !== wholeMs(mtimeMs)) return false;
+  return known.status === 'failed' || known.embeddingModel === (model ?? '');
+}
+
+function factsOfMissing(filePath: string): FileFacts {
+  const epoch = new Date(0).toISOString();
+  const ext = path.extname(filePath).slice(1).toLowerCase();
+  return { path: filePath, filename: path.basename(filePath), extension: ext, size: 0, created: epoch, modified: epoch, accessed: epoch };
+}
+
+/**
+ * Turns one file into an index entry: stat → (unchanged? skip) → parse in the pool → (same content? touch;
+ * same content elsewhere? copy) → analyze + embed in the pool → one store transaction. Work on one path is
+ * serialised, so a scan and a queue item never process the same file at once.
+ */
+export class Indexer {
+  readonly #locks = new Map<string, Promise<unknown>>();
+  /** Content being analyzed and embedded right now, by hash: an identical file waits for it, then copies it. */
+  readonly #inFlightContent = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly deps: IndexerDeps) {}
+
+  /** Runs fn after any work already pending on this path. */
+  #withPathLock<T>(filePath: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(filePath) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.catch(() => undefined);
+    this.#locks.set(filePath, settled);
+    void settled.then(() => {
+      if (this.#locks.get(filePath) === settled) this.#locks.delete(filePath);
+    });
+    return next;
+  }
+
+  indexFile(filePath: string, options: IndexFileOptions): Promise<FileOutcome> {
+    return this.#withPathLock(filePath, () => this.#guarded(filePath, options));
+  }
+
+  /** Removes a file from the index (it was deleted, or is now excluded). */
+  removeFile(filePath: string, reason: 'deleted' | 'excluded' | 'job_removed' | 'missing', run: IndexRun | null): Promise<boolean> {
+    return this.#withPathLock(filePath, async () => {
+      const removed = await this.deps.store.files.removePaths([filePath]);
+      if (removed.length === 0) return false;
+      if (run) {
+        run.record('removed');
+        run.fileEvent('file_removed', { path: filePath, reason });
+      } else {
+        this.deps.bus.publish('file_removed', { run_id: null, path: filePath, reason });
+      }
+      return true;
+    });
+  }
+
+  /**
+   * A rename: when the destination still has the size and mtime the source was indexed with, only the path
+   * changes (no parsing, no embedding). Otherwise the destination is indexed (reusing identical content) and
+   * the source removed.
+   */
+  moveFile(from: string, to: string, run: IndexRun): Promise<FileOutcome> {
+    return this.#withPathLock(from, () =>
+      this.#withPathLock(to, async () => {
+        const [known] = await this.deps.store.files.known([from]);
+        const stat = await statFile(to);
+        if (known && stat.ok && known.status === 'indexed' && looksUnchanged(known, stat.facts.size, Date.parse(stat.facts.modified), this.deps.embeddingModel())) {
+          const moved = await this.deps.store.files.move(from, to, stat.facts, Date.parse(stat.facts.modified), this.deps.jobFor(to));
+          if (moved) {
+            run.record('indexed');
+            run.fileEvent('file_indexed', { path: to, file_id: known.id, chunks: null, reused: true });
+            return 'indexed';
+          }
+        }
+        const outcome = await this.#guarded(to, { run, force: false });
+        await this.deps.store.files.removePaths([from]);
+        return outcome;
+      }),
+    );
+  }
+
+  /** Never lets an unexpected error escape: the file is recorded as failed and the run goes on. */
+  async #guarded(filePath: string, options: IndexFileOptions): Promise<FileOutcome> {
+    try {
+      return await this.#index(filePath, options);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.deps.logger.error({ err, path: filePath }, 'unexpected error while indexing a file');
+      return this.#fail(filePath, options.run, factsOfMissing(filePath), 0, 'internal', reason).catch(() => 'failed' as const);
+    }
+  }
+
+  async #index(filePath: string, { run, force, known: knownArg }: IndexFileOptions): Promise<FileOutcome> {
+    const { store } = this.deps;
+    const settings = this.deps.settings.get();
+    const model = this.deps.embeddingModel();
+    const jobId = this.deps.jobFor(filePath);
+
+    const stat = await statFile(filePath);
+    if (!stat.ok) {
+      if (stat.code === 'not_found' || stat.code === 'not_a_file') {
+        const removed = await store.files.removePaths([filePath]);
+        if (removed.length > 0) {
+          run.record('removed');
+          run.fileEvent('file_removed', { path: filePath, reason: 'missing' });
+          return 'removed';
+        }
+        return this.#fail(filePath, run, null, 0, stat.code, stat.reason);
+      }
+      return this.#fail(filePath, run, factsOfMissing(filePath), 0, stat.code, stat.reason);
+    }
+    const facts = stat.facts;
+    const mtimeMs = Date.parse(facts.modified);
+    const known = knownArg !== undefined ? knownArg : ((await store.files.known([filePath]))[0] ?? null);
+    if (!force && known && looksUnchanged(known, facts.size, mtimeMs, model)) {
+      return this.#skip(run, filePath, 'unchanged');
+    }
+
+    const timing: RunOptions = { timeoutMs: settings.indexing.file_timeout_seconds * 1000, signal: run.signal };
+    run.fileEvent('file_parsing', { path: filePath });
+    const prepared = await this.deps.pool.prepare(
+      { path: filePath, parse: { maxFileBytes: Math.round(settings.indexing.max_file_size_mb * 1024 * 1024), maxTextChars: settings.indexing.max_text_chars } },
+      timing,
+    );
+    if (!prepared.ok) return this.#fail(filePath, run, facts, mtimeMs, prepared.code, prepared.reason);
+    if (!prepared.value.ok) {
+      const failure = prepared.value;
+      return this.#fail(filePath, run, failure.facts ?? facts, mtimeMs, failure.code, failure.reason);
+    }
+    const doc = prepared.value.doc;
+    run.fileEvent('file_parsed', { path: filePath, format: doc.format, characters: doc.text.length, truncated: doc.textTruncated });
+
+    if (!force && known?.status === 'indexed' && known.contentHash === doc.contentHash && known.embeddingModel === (model ?? '')) {
+      await store.files.touch(filePath, doc, mtimeMs, jobId);
+      return this.#skip(run, filePath, 'content_unchanged');
+    }
+    // Identical content: wait for a copy being processed right now, then reuse the stored one. The claim is
+    // taken synchronously (no await in between), so two identical files never both get embedded.
+    const claim = this.#claimContent(doc.contentHash);
+    try {
+      if (!force && model) {
+        await claim.previous;
+        const sourceId = await store.files.findByHash(doc.contentHash, model, filePath);
+        if (sourceId !== null) {
+          const id = await store.files.saveCopy(sourceId, doc, mtimeMs, jobId);
+          run.record('indexed');
+          run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: null, reused: true });
+          return 'indexed';
+        }
+      }
+      return await this.#enrichAndSave(filePath, run, doc, mtimeMs, jobId, settings, model, timing);
+    } finally {
+      claim.release();
+    }
+  }
+
+  /** Queues this file behind any other file with the same content; release() lets the next one go. */
+  #claimContent(hash: string): { previous: Promise<unknown>; release: () => void } {
+    const previous = this.#inFlightContent.get(hash) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const chained = previous.then(() => mine);
+    this.#inFlightContent.set(hash, chained);
+    return {
+      previous,
+      release: () => {
+        release();
+        if (this.#inFlightContent.get(hash) === chained) this.#inFlightContent.delete(hash);
+      },
+    };
+  }
+
+  async #enrichAndSave(
+    filePath: string,
+    run: IndexRun,
+    doc: ParsedDocument,
+    mtimeMs: number,
+    jobId: number | null,
+    settings: Settings,
+    model: string | null,
+    timing: RunOptions,
+  ): Promise<FileOutcome> {
+    const enriched = await this.deps.pool.enrich({ doc, analyze: this.#analyzeOptions(settings), embed: model !== null }, timing);
+    if (!enriched.ok) return this.#fail(filePath, run, doc, mtimeMs, enriched.code, enriched.reason);
+    const { analysis, chunks, embedder } = enriched.value;
+    run.fileEvent('file_summarized', { path: filePath, title: analysis.title, provider: analysis.provider, fallback_reason: analysis.fallbackReason ?? null });
+    const embeddingModel = embedder ? `${embedder.kind}:${embedder.model}` : '';
+    if (embedder) run.fileEvent('file_embedded', { path: filePath, chunks: chunks.length, model: embeddingModel });
+
+    const id = await this.deps.store.files.saveIndexed({
+      facts: doc,
+      mtimeMs,
+      jobId,
+      contentHash: doc.contentHash,
+      format: doc.format,
+      mime: doc.mime,
+      text: doc.text,
+      textTruncated: doc.textTruncated,
+      metadata: doc.metadata,
+      note: doc.note ?? null,
+      analysis,
+      embeddingModel,
+      chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
+    });
+    run.record('indexed');
+    run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: chunks.length, reused: false });
+    return 'indexed';
+  }
+
+  #analyzeOptions(settings: Settings): Omit<AnalyzeOptions, 'signal'> {
+    const { provider, model, base_url, timeout_seconds } = settings.summarizer;
+    return {
+      provider,
+      model,
+      baseUrl: base_url,
+      apiKey: provider === 'openai' ? this.deps.apiKeys.openai : provider === 'ollama' ? this.deps.apiKeys.ollama : null,
+      timeoutMs: timeout_seconds * 1000,
+      maxInputChars: ANALYZE_MAX_INPUT_CHARS,
+    };
+  }
+
+  #skip(run: IndexRun, filePath: string, reason: 'unchanged' | 'content_unchanged'): FileOutcome {
+    run.record('skipped');
+    run.fileEvent('file_skipped', { path: filePath, reason });
+    return 'skipped';
+  }
+
+  /** Records the failure on the file (so it is visible, and findable by name) and tells event clients. */
+  async #fail(filePath: string, run: IndexRun, facts: FileFacts | null, mtimeMs: number, code: string, reason: string): Promise<FileOutcome> {
+    let fileId: number | null = null;
+    if (facts && !run.signal.aborted) {
+      fileId = await this.deps.store.files.saveFailed({ facts, mtimeMs, jobId: this.deps.jobFor(filePath), code, reason });
+    }
+    run.record('failed');
+    run.fileFailed({ path: filePath, file_id: fileId, code, error: reason });
+    return 'failed';
+  }
+}

@@ -1,0 +1,146 @@
+import path from 'node:path';
+import type { EventBus } from '../events/bus.js';
+import type { IndexRunKind } from '../events/types.js';
+import { compileFilePattern } from '../filters/matcher.js';
+import type { FilterService } from '../filters/filter.service.js';
+import { walkFiles } from '../filters/walk.js';
+import type { Logger } from '../logger.js';
+import type { PipelinePool } from '../pipeline/pool.js';
+import type { StoreApi } from '../store/store.js';
+import { looksUnchanged, type Indexer } from './indexer.js';
+import { Limiter } from '../lib/limiter.js';
+import { IndexRun } from './run.js';
+
+export interface DirectoryRunOptions {
+  kind: IndexRunKind;
+  force: boolean;
+  recursive?: boolean;
+  /** A watch job's own glob (e.g. '*.md'), on top of the filters. */
+  filePattern?: string | null;
+  /** Root that anchored filter patterns (leading '/') are relative to: the watch job's directory. */
+  root?: string;
+}
+
+export interface IndexingServiceDeps {
+  indexer: Indexer;
+  store: StoreApi;
+  pool: PipelinePool;
+  filters: FilterService;
+  bus: EventBus;
+  logger: Logger;
+  /** Never indexed: the service's own data directory (its database would index itself). */
+  ownDataDir: string;
+  embeddingModel: () => string | null;
+  /** Dimension of the active embedder, when known (the vector index is built for it after a run). */
+  embeddingDimension: () => number | null;
+  /** Files in flight per run beyond the pool's threads keep every thread busy while results are written. */
+  inFlightPerThread?: number;
+}
+
+/**
+ * Starts and tracks indexing runs. A directory run walks the tree (respecting the filters, never entering
+ * excluded folders or our own data directory), diffs it against the index by size and mtime, feeds the changed
+ * files to the pipeline with bounded concurrency, and removes indexed files that are gone or now excluded.
+ */
+export class IndexingService {
+  readonly #runs = new Set<IndexRun>();
+  readonly #finished = new Set<Promise<void>>();
+
+  constructor(private readonly deps: IndexingServiceDeps) {}
+
+  get activeRuns(): IndexRun[] {
+    return [...this.#runs];
+  }
+
+  /** Indexes one file in a run of its own; answers at once with the run (work continues asynchronously). */
+  startFile(filePath: string, options: { force: boolean; kind?: IndexRunKind }): IndexRun {
+    const run = new IndexRun(this.deps.bus, options.kind ?? 'file', filePath, options.force);
+    run.addToTotal(1);
+    run.finalizeTotal();
+    this.#track(run, async () => {
+      await this.deps.indexer.indexFile(filePath, { run, force: options.force });
+    });
+    return run;
+  }
+
+  /** Scans a directory in a new run; answers at once with the run. */
+  startDirectory(directory: string, options: DirectoryRunOptions): IndexRun {
+    const run = new IndexRun(this.deps.bus, options.kind, directory, options.force);
+    this.#track(run, () => this.#scan(run, directory, options));
+    return run;
+  }
+
+  /** Resolves when the run has finished (tests, and callers that must wait). */
+  async settled(): Promise<void> {
+    while (this.#finished.size > 0) await Promise.all([...this.#finished]);
+  }
+
+  /** Cancels every run (files in flight stop at their next stage) and waits for them to wind down. */
+  async close(): Promise<void> {
+    for (const run of this.#runs) run.controller.abort();
+    await this.settled();
+  }
+
+  #track(run: IndexRun, work: () => Promise<void>): void {
+    this.#runs.add(run);
+    const done = work()
+      .catch((err: unknown) => this.deps.logger.error({ err, run: run.id }, 'indexing run failed'))
+      .finally(() => {
+        run.complete();
+        this.#runs.delete(run);
+        this.#finished.delete(done);
+      });
+    this.#finished.add(done);
+  }
+
+  async #scan(run: IndexRun, directory: string, options: DirectoryRunOptions): Promise<void> {
+    const { store, indexer, filters, pool } = this.deps;
+    const model = this.deps.embeddingModel();
+    const recursive = options.recursive ?? true;
+    const known = new Map((await store.files.knownUnder(directory)).map((k) => [k.path, k]));
+    const seen = new Set<string>();
+    const unreadableDirs: string[] = [];
+    const pattern = options.filePattern ? compileFilePattern(options.filePattern) : null;
+    const limiter = new Limiter(pool.stats().maxThreads * (this.deps.inFlightPerThread ?? 2));
+
+    const walk = walkFiles(directory, {
+      matcher: filters.matcher,
+      relativeTo: options.root ?? directory,
+      recursive,
+      ...(pattern?.ok ? { filePattern: pattern.matcher } : {}),
+      skipPaths: [this.deps.ownDataDir],
+      signal: run.signal,
+      onError: (error) => {
+        unreadableDirs.push(error.path);
+        this.deps.logger.warn({ path: error.path, code: error.code }, error.message);
+      },
+    });
+    for await (const file of walk) {
+      seen.add(file.path);
+      run.addToTotal(1);
+      const before = known.get(file.path) ?? null;
+      if (!options.force && before && looksUnchanged(before, file.size, file.mtimeMs, model)) {
+        run.record('skipped');
+        run.fileEvent('file_skipped', { path: file.path, reason: 'unchanged' });
+        continue;
+      }
+      await limiter.launch(() => indexer.indexFile(file.path, { run, force: options.force, known: before }));
+    }
+    run.finalizeTotal();
+    await limiter.drain();
+    if (run.signal.aborted) return;
+
+    // Indexed files the walk did not yield are gone from disk or now excluded. A folder that could not be read
+    // is not evidence of deletion: its files stay. A non-recursive run only answers for the folder's own files.
+    const stale = [...known.keys()].filter(
+      (p) =>
+        !seen.has(p) &&
+        !unreadableDirs.some((d) => p === d || p.startsWith(d.endsWith(path.sep) ? d : d + path.sep)) &&
+        (recursive || path.dirname(p) === directory),
+    );
+    for (const p of stale) await indexer.removeFile(p, 'deleted', run);
+
+    const dimension = this.deps.embeddingDimension();
+    if (dimension !== null && run.counts.indexed > 0) await store.files.ensureVectorIndex(dimension);
+  }
+}

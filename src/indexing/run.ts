@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { EventBus } from '../events/bus.js';
+import type { EventMap, IndexRunCounts, IndexRunKind } from '../events/types.js';
+
+/** Per-file stage events a run may send per second (plus a burst); the rest are counted in progress only. */
+export const FILE_EVENTS_PER_SECOND = 20;
+const FILE_EVENT_BURST = 50;
+const PROGRESS_INTERVAL_MS = 1000;
+
+type FileEventName = 'file_parsing' | 'file_parsed' | 'file_summarized' | 'file_embedded' | 'file_indexed' | 'file_skipped' | 'file_removed';
+
+export type FileOutcome = 'indexed' | 'skipped' | 'failed' | 'removed';
+
+/**
+ * One indexing run: its counts, its progress events (at most one a second) and a token bucket that keeps a
+ * 100,000-file run from flooding event clients with per-file events. Failures are always published.
+ */
+export class IndexRun {
+  readonly id = randomUUID();
+  readonly startedAt = Date.now();
+  readonly counts: IndexRunCounts = { processed: 0, indexed: 0, skipped: 0, failed: 0, removed: 0 };
+  #total = 0;
+  #totalFinal = false;
+  #tokens = FILE_EVENT_BURST;
+  #refilledAt = Date.now();
+  #lastProgress = 0;
+  #done = false;
+  readonly controller = new AbortController();
+
+  constructor(
+    private readonly bus: EventBus,
+    readonly kind: IndexRunKind,
+    readonly path: string,
+    readonly force: boolean,
+  ) {
+    bus.publish('index_run_started', { run_id: this.id, kind, path, force });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** More files were found (the walk streams). */
+  addToTotal(n: number): void {
+    this.#total += n;
+  }
+
+  /** The walk is over: the total is final. */
+  finalizeTotal(): void {
+    this.#totalFinal = true;
+    this.#progress(true);
+  }
+
+  get total(): number {
+    return this.#total;
+  }
+
+  fileEvent<N extends FileEventName>(type: N, data: Omit<EventMap[N], 'run_id'>): void {
+    const now = Date.now();
+    this.#tokens = Math.min(FILE_EVENT_BURST, this.#tokens + ((now - this.#refilledAt) / 1000) * FILE_EVENTS_PER_SECOND);
+    this.#refilledAt = now;
+    if (this.#tokens < 1) return;
+    this.#tokens -= 1;
+    this.bus.publish(type, { ...data, run_id: this.id } as EventMap[N]);
+  }
+
+  fileFailed(data: Omit<EventMap['file_failed'], 'run_id'>): void {
+    this.bus.publish('file_failed', { ...data, run_id: this.id });
+  }
+
+  record(outcome: FileOutcome): void {
+    if (outcome === 'removed') {
+      this.counts.removed++;
+    } else {
+      this.counts.processed++;
+      this.counts[outcome]++;
+    }
+    this.#progress(false);
+  }
+
+  #progress(force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.#lastProgress < PROGRESS_INTERVAL_MS) return;
+    this.#lastProgress = now;
+    const elapsed = (now - this.startedAt) / 1000;
+    const rate = elapsed > 0 ? this.counts.processed / elapsed : 0;
+    const remaining = Math.max(0, this.#total - this.counts.processed);
+    this.bus.publish('index_run_progress', {
+      run_id: this.id,
+      ...this.counts,
+      total: this.#total,
+      total_final: this.#totalFinal,
+      files_per_second: Math.round(rate * 10) / 10,
+      eta_seconds: this.#totalFinal && rate > 0 ? Math.round(remaining / rate) : null,
+    });
+  }
+
+  complete(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.bus.publish('index_run_completed', {
+      run_id: this.id,
+      kind: this.kind,
+      path: this.path,
+      total: this.#total,
+      ...this.counts,
+      duration_seconds: Math.round((Date.now() - this.startedAt) / 100) / 10,
+      cancelled: this.signal.aborted,
+    });
+  }
+}

@@ -1,0 +1,136 @@
+import type { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { Limiter } from '../lib/limiter.js';
+import { workerPath } from '../paths.js';
+import type { EnrichResult, EnrichTask, PrepareTask } from './task.js';
+import type { ParseOutcome } from './types.js';
+
+/** What every pipeline thread is started with. */
+export interface PipelineWorkerData {
+  modelDir: string | null;
+  builtinDir: string;
+}
+
+export interface PipelinePoolOptions extends PipelineWorkerData {
+  threads: number;
+  /** The worker entry (default workers/pipeline.worker.js); tests substitute a misbehaving one. */
+  workerFile?: string;
+}
+
+/** Why a task did not give a result: the pool carries on either way. */
+export type TaskFailure = { ok: false; code: 'timeout' | 'aborted' | 'worker_crashed' | 'task_error'; reason: string };
+export type TaskOutcome<R> = { ok: true; value: R } | TaskFailure;
+
+export interface PoolStats {
+  threads: number;
+  maxThreads: number;
+  queued: number;
+  completed: number;
+  utilization: number;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Per-task timeout; the thread running a task past it is terminated and replaced. */
+  timeoutMs: number;
+}
+
+/**
+ * The only module that imports piscina: a pool of pipeline threads sized to the cores. A task that throws,
+ * exceeds its timeout (its thread is terminated) or kills its thread comes back as a TaskFailure value.
+ */
+export class PipelinePool {
+  #pool: Piscina;
+  /** One task per thread is handed to piscina at a time, so a task's timeout counts its run, not its wait. */
+  readonly #admission: Limiter;
+
+  constructor(private options: PipelinePoolOptions) {
+    if (!Number.isInteger(options.threads) || options.threads < 1) {
+      throw new TypeError('options.threads must be a positive integer');
+    }
+    this.#pool = PipelinePool.#create(options);
+    this.#admission = new Limiter(options.threads);
+  }
+
+  static #create(options: PipelinePoolOptions): Piscina {
+    const workerData: PipelineWorkerData = { modelDir: options.modelDir, builtinDir: options.builtinDir };
+    return new Piscina({
+      filename: options.workerFile ?? workerPath('pipeline.worker'),
+      minThreads: 1,
+      maxThreads: options.threads,
+      idleTimeout: 60_000,
+      workerData,
+    });
+  }
+
+  prepare(task: Omit<PrepareTask, 'kind'>, options: RunOptions): Promise<TaskOutcome<ParseOutcome>> {
+    return this.#run<ParseOutcome>({ kind: 'prepare', ...task }, options);
+  }
+
+  enrich(task: Omit<EnrichTask, 'kind'>, options: RunOptions): Promise<TaskOutcome<EnrichResult>> {
+    return this.#run<EnrichResult>({ kind: 'enrich', ...task }, options);
+  }
+
+  async #run<R>(task: PrepareTask | EnrichTask, options: RunOptions): Promise<TaskOutcome<R>> {
+    await this.#admission.acquire();
+    try {
+      return await this.#runAdmitted<R>(task, options);
+    } finally {
+      this.#admission.release();
+    }
+  }
+
+  async #runAdmitted<R>(task: PrepareTask | EnrichTask, options: RunOptions): Promise<TaskOutcome<R>> {
+    if (options.signal?.aborted) return { ok: false, code: 'aborted', reason: 'cancelled' };
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      return { ok: true, value: (await this.#pool.run(task, { signal })) as R };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (timeout.aborted) {
+        return { ok: false, code: 'timeout', reason: `processing took longer than ${Math.round(options.timeoutMs / 1000)} s and was stopped` };
+      }
+      if (options.signal?.aborted) return { ok: false, code: 'aborted', reason: 'cancelled' };
+      if (/worker (exited|terminated)|terminated|exit code/i.test(message)) {
+        return { ok: false, code: 'worker_crashed', reason: `the worker thread died while processing this file (${message})` };
+      }
+      return { ok: false, code: 'task_error', reason: message };
+    }
+  }
+
+  /** Applies a new thread count (queue.max_concurrency) live: a fresh pool takes new tasks, the old one drains. */
+  async resize(threads: number): Promise<void> {
+    if (threads === this.#pool.maxThreads) return;
+    const old = this.#pool;
+    this.options = { ...this.options, threads };
+    this.#pool = PipelinePool.#create(this.options);
+    this.#admission.setLimit(threads);
+    await old.close();
+  }
+
+  stats(): PoolStats {
+    return {
+      threads: this.#pool.threads.length,
+      maxThreads: this.#pool.maxThreads,
+      queued: this.#admission.waiting,
+      completed: this.#pool.completed,
+      utilization: Math.round(this.#pool.utilization * 1000) / 1000,
+    };
+  }
+
+  /** The running threads (diagnostics and tests). */
+  workers(): Worker[] {
+    return [...this.#pool.threads];
+  }
+
+  /** Finishes queued and running tasks, then stops the threads. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  /** Stops at once; tasks in flight fail. */
+  destroy(): Promise<void> {
+    return this.#pool.destroy();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * What one pipeline worker does for one file. A file is processed in two tasks so the main thread can decide
+ * in between, from the content hash, whether the expensive part is needed at all:
+ *   prepare: parse (detect type, extract text and metadata, hash the bytes)
+ *   enrich:  analyze (title, summary, keywords) and embed (chunk embeddings)
+ * The store stage runs on the main side (the store actor writes; workers never touch the database).
+ */
+import type { Embedder, EmbedderInfo } from './embedders/types.js';
+import { analyze, type AnalyzeOptions } from './stages/analyze.js';
+import { parseFile, type ParseOptions } from './stages/parse.js';
+import type { Analysis, EmbeddedChunk, ParsedDocument, ParseOutcome } from './types.js';
+
+export interface PrepareTask {
+  kind: 'prepare';
+  path: string;
+  parse: ParseOptions;
+}
+
+export interface EnrichTask {
+  kind: 'enrich';
+  doc: ParsedDocument;
+  analyze: Omit<AnalyzeOptions, 'signal'>;
+  /** False when no embedder is available: the file is indexed for keyword search only. */
+  embed: boolean;
+}
+
+export type PipelineTask = PrepareTask | EnrichTask;
+
+export interface EnrichResult {
+  analysis: Analysis;
+  chunks: EmbeddedChunk[];
+  /** The model that made the chunks; null when the task did not embed. */
+  embedder: EmbedderInfo | null;
+  /** Chunks dropped because the model found nothing to embed in them (e.g. no known word). */
+  emptyChunks: number;
+  timings: { analyzeMs: number; embedMs: number };
+}
+
+export type TaskResult<T extends PipelineTask> = T extends PrepareTask ? ParseOutcome : EnrichResult;
+
+function isZero(vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false;
+  return true;
+}
+
+export async function prepare(task: PrepareTask): Promise<ParseOutcome> {
+  return parseFile(task.path, task.parse);
+}
+
+export async function enrich(task: EnrichTask, embedder: Embedder | null): Promise<EnrichResult> {
+  const t0 = performance.now();
+  const analysis = await analyze(task.doc, task.analyze);
+  const t1 = performance.now();
+  if (!embedder) return { analysis, chunks: [], embedder: null, emptyChunks: 0, timings: { analyzeMs: t1 - t0, embedMs: 0 } };
+  const pieces = embedder.chunk(task.doc.text, analysis.title);
+  const vectors = pieces.length > 0 ? await embedder.embed(pieces.map((p) => p.text)) : [];
+  const chunks: EmbeddedChunk[] = [];
+  pieces.forEach((piece, i) => {
+    const embedding = vectors[i]!;
+    // A zero vector has no direction: cosine with it is undefined, so such a chunk cannot be searched.
+    if (!isZero(embedding)) chunks.push({ ...piece, index: chunks.length, embedding });
+  });
+  return {
+    analysis,
+    chunks,
+    embedder: embedder.info,
+    emptyChunks: pieces.length - chunks.length,
+    timings: { analyzeMs: t1 - t0, embedMs: performance.now() - t1 },
+  };
+}

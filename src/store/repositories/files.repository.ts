@@ -1,0 +1,311 @@
+import pgvector from 'pgvector';
+import { toIso } from '../time.js';
+import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
+import type { FailedFileWrite, FileRecord, FileStats, IndexedFileWrite, KnownFile } from './files.types.js';
+
+export type * from './files.types.js';
+
+/** Rows per multi-row INSERT: 8 parameters each keeps far below PostgreSQL's 65,535-parameter limit. */
+const CHUNK_BATCH = 500;
+
+export interface FilesRepository {
+  /** State of the given paths (those that are known). */
+  known(paths: string[]): Promise<KnownFile[]>;
+  /** State of every file under a directory (the directory itself excluded), for scans. */
+  knownUnder(directory: string): Promise<KnownFile[]>;
+  /** Writes a processed file and replaces its chunks, in one transaction. Answers the file id. */
+  saveIndexed(file: IndexedFileWrite): Promise<number>;
+  /** Records a file that could not be processed, with its reason (its old chunks are removed). */
+  saveFailed(file: FailedFileWrite): Promise<number>;
+  /** Content unchanged: refreshes the file-system facts only. */
+  touch(path: string, facts: IndexedFileWrite['facts'], mtimeMs: number, jobId: number | null): Promise<number | null>;
+  /** An indexed file with this content and embedding model, other than `exceptPath` (for reuse). */
+  findByHash(contentHash: string, embeddingModel: string, exceptPath: string): Promise<number | null>;
+  /** Indexes `facts.path` as a copy of file `sourceId` (same content): row and chunks copied, no re-embedding. */
+  saveCopy(sourceId: number, facts: IndexedFileWrite['facts'], mtimeMs: number, jobId: number | null): Promise<number>;
+  /** Renames a file's path (its content unchanged). False when `from` is unknown. */
+  move(from: string, to: string, facts: IndexedFileWrite['facts'], mtimeMs: number, jobId: number | null): Promise<boolean>;
+  removePaths(paths: string[]): Promise<string[]>;
+  /** Removes every file under a directory; answers the removed paths. */
+  removeUnder(directory: string): Promise<string[]>;
+  get(id: number): Promise<FileRecord | null>;
+  stats(): Promise<FileStats>;
+  /** Creates the HNSW index for vectors of this dimension if missing (after a bulk load is cheapest). */
+  ensureVectorIndex(dimension: number): Promise<boolean>;
+}
+
+interface KnownRow {
+  id: number;
+  path: string;
+  size: number;
+  mtime_ms: number;
+  content_hash: string | null;
+  status: 'indexed' | 'failed';
+  embedding_model: string;
+  job_id: number | null;
+}
+
+const KNOWN_COLUMNS = 'id, path, size, mtime_ms, content_hash, status, embedding_model, job_id';
+
+function toKnown(r: KnownRow): KnownFile {
+  return {
+    id: r.id,
+    path: r.path,
+    size: r.size,
+    mtimeMs: r.mtime_ms,
+    contentHash: r.content_hash,
+    status: r.status,
+    embeddingModel: r.embedding_model,
+    jobId: r.job_id,
+  };
+}
+
+/** LIKE pattern matching everything strictly under a directory, on a path boundary (/a/b never matches /a/bc). */
+export function underPattern(directory: string): string {
+  const dir = directory.endsWith('/') ? directory : `${directory}/`;
+  return `${dir.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Upserts the file-system facts and identity of a file; answers its id. */
+async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts' | 'mtimeMs' | 'jobId'>, extra: Record<string, SqlValue>): Promise<number> {
+  const base: Record<string, SqlValue> = {
+    path: file.facts.path,
+    job_id: file.jobId,
+    filename: file.facts.filename,
+    extension: file.facts.extension,
+    size: file.facts.size,
+    created: file.facts.created,
+    modified: file.facts.modified,
+    accessed: file.facts.accessed,
+    mtime_ms: file.mtimeMs,
+    ...extra,
+  };
+  const columns = Object.keys(base);
+  const values = Object.values(base);
+  const placeholders = columns.map((c, i) => (c === 'metadata' ? `$${i + 1}::jsonb` : `$${i + 1}`));
+  const updates = columns.filter((c) => c !== 'path').map((c) => `${c} = EXCLUDED.${c}`);
+  const { rows } = await tx.query<{ id: number }>(
+    `INSERT INTO files (${columns.join(', ')}, indexed_at) VALUES (${placeholders.join(', ')}, now())
+     ON CONFLICT (path) DO UPDATE SET ${updates.join(', ')}, indexed_at = now()
+     RETURNING id`,
+    values,
+  );
+  return rows[0]!.id;
+}
+
+async function replaceChunks(tx: SqlExecutor, fileId: number, file: IndexedFileWrite): Promise<void> {
+  await tx.query('DELETE FROM chunks WHERE file_id = $1', [fileId]);
+  for (let start = 0; start < file.chunks.length; start += CHUNK_BATCH) {
+    const batch = file.chunks.slice(start, start + CHUNK_BATCH);
+    const params: SqlValue[] = [];
+    const rows = batch.map((c) => {
+      const base = params.length;
+      params.push(fileId, c.index, c.start, c.end, c.text, file.embeddingModel, c.embedding.length, pgvector.toSql(Array.from(c.embedding)) as string);
+      return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8}::vector)`;
+    });
+    await tx.query(`INSERT INTO chunks (file_id, idx, start_char, end_char, text, model, dim, embedding) VALUES ${rows.join(', ')}`, params);
+  }
+}
+
+export function createFilesRepository(db: SqlDatabase): FilesRepository {
+  return {
+    async known(paths) {
+      if (paths.length === 0) return [];
+      const { rows } = await db.query<KnownRow>(`SELECT ${KNOWN_COLUMNS} FROM files WHERE path = ANY($1::text[])`, [paths]);
+      return rows.map(toKnown);
+    },
+
+    async knownUnder(directory) {
+      const { rows } = await db.query<KnownRow>(`SELECT ${KNOWN_COLUMNS} FROM files WHERE path LIKE $1`, [underPattern(directory)]);
+      return rows.map(toKnown);
+    },
+
+    saveIndexed(file) {
+      return db.transaction(async (tx) => {
+        const id = await upsertFacts(tx, file, {
+          content_hash: file.contentHash,
+          format: file.format,
+          mime: file.mime,
+          title: file.analysis.title,
+          summary: file.analysis.summary,
+          keywords: file.analysis.keywords,
+          content: file.text,
+          text_truncated: file.textTruncated,
+          metadata: JSON.stringify(file.metadata),
+          status: 'indexed',
+          error_code: null,
+          error: null,
+          note: file.note,
+          summarizer: file.analysis.provider,
+          summarizer_fallback: file.analysis.fallbackReason ?? null,
+          embedding_model: file.embeddingModel,
+          chunk_count: file.chunks.length,
+        });
+        await replaceChunks(tx, id, file);
+        return id;
+      });
+    },
+
+    saveFailed(file) {
+      return db.transaction(async (tx) => {
+        const id = await upsertFacts(tx, file, {
+          content_hash: null,
+          format: '',
+          mime: '',
+          title: '',
+          summary: '',
+          keywords: [],
+          content: '',
+          text_truncated: false,
+          metadata: '{}',
+          status: 'failed',
+          error_code: file.code,
+          error: file.reason,
+          note: null,
+          summarizer: null,
+          summarizer_fallback: null,
+          embedding_model: '',
+          chunk_count: 0,
+        });
+        await tx.query('DELETE FROM chunks WHERE file_id = $1', [id]);
+        return id;
+      });
+    },
+
+    async touch(path, facts, mtimeMs, jobId) {
+      const { rows } = await db.query<{ id: number }>(
+        `UPDATE files SET size = $2, created = $3, modified = $4, accessed = $5, mtime_ms = $6, job_id = $7, filename = $8, extension = $9
+         WHERE path = $1 RETURNING id`,
+        [path, facts.size, facts.created, facts.modified, facts.accessed, mtimeMs, jobId, facts.filename, facts.extension],
+      );
+      return rows[0]?.id ?? null;
+    },
+
+    async findByHash(contentHash, embeddingModel, exceptPath) {
+      const { rows } = await db.query<{ id: number }>(
+        `SELECT id FROM files WHERE content_hash = $1 AND embedding_model = $2 AND status = 'indexed' AND path <> $3 LIMIT 1`,
+        [contentHash, embeddingModel, exceptPath],
+      );
+      return rows[0]?.id ?? null;
+    },
+
+    saveCopy(sourceId, facts, mtimeMs, jobId) {
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query<Record<string, SqlValue>>(
+          `SELECT content_hash, format, mime, title, summary, keywords, content, text_truncated, metadata::text AS metadata,
+                  note, summarizer, summarizer_fallback, embedding_model, chunk_count
+           FROM files WHERE id = $1`,
+          [sourceId],
+        );
+        const source = rows[0];
+        if (!source) throw new Error(`saveCopy: no file with id ${sourceId}`);
+        const id = await upsertFacts(tx, { facts, mtimeMs, jobId }, { ...source, status: 'indexed', error_code: null, error: null });
+        await tx.query('DELETE FROM chunks WHERE file_id = $1', [id]);
+        await tx.query(
+          `INSERT INTO chunks (file_id, idx, start_char, end_char, text, model, dim, embedding)
+           SELECT $1, idx, start_char, end_char, text, model, dim, embedding FROM chunks WHERE file_id = $2`,
+          [id, sourceId],
+        );
+        return id;
+      });
+    },
+
+    move(from, to, facts, mtimeMs, jobId) {
+      return db.transaction(async (tx) => {
+        // A file already indexed at the destination is replaced by the moved one.
+        await tx.query('DELETE FROM files WHERE path = $1', [to]);
+        const { rows } = await tx.query<{ id: number }>(
+          `UPDATE files SET path = $2, filename = $3, extension = $4, size = $5, created = $6, modified = $7,
+                  accessed = $8, mtime_ms = $9, job_id = $10
+           WHERE path = $1 RETURNING id`,
+          [from, to, facts.filename, facts.extension, facts.size, facts.created, facts.modified, facts.accessed, mtimeMs, jobId],
+        );
+        return rows.length > 0;
+      });
+    },
+
+    async removePaths(paths) {
+      if (paths.length === 0) return [];
+      const { rows } = await db.query<{ path: string }>('DELETE FROM files WHERE path = ANY($1::text[]) RETURNING path', [paths]);
+      return rows.map((r) => r.path);
+    },
+
+    async removeUnder(directory) {
+      const { rows } = await db.query<{ path: string }>('DELETE FROM files WHERE path LIKE $1 RETURNING path', [underPattern(directory)]);
+      return rows.map((r) => r.path);
+    },
+
+    async get(id) {
+      const { rows } = await db.query<Record<string, unknown>>(
+        `SELECT f.*, length(f.content) AS content_length, j.path AS job_path
+         FROM files f LEFT JOIN watch_jobs j ON j.id = f.job_id WHERE f.id = $1`,
+        [id],
+      );
+      const r = rows[0];
+      if (!r) return null;
+      return {
+        id: r.id as number,
+        file_path: r.path as string,
+        filename: r.filename as string,
+        extension: r.extension as string,
+        size: r.size as number,
+        created: toIso(r.created),
+        modified: toIso(r.modified),
+        accessed: toIso(r.accessed),
+        title: r.title as string,
+        summary: r.summary as string,
+        keywords: r.keywords as string[],
+        status: r.status as 'indexed' | 'failed',
+        error: (r.error as string | null) ?? null,
+        error_code: (r.error_code as string | null) ?? null,
+        note: (r.note as string | null) ?? null,
+        format: r.format as string,
+        mime: r.mime as string,
+        content_hash: (r.content_hash as string | null) ?? null,
+        content_length: r.content_length as number,
+        text_truncated: r.text_truncated as boolean,
+        metadata: r.metadata as FileRecord['metadata'],
+        summarizer: (r.summarizer as string | null) ?? null,
+        summarizer_fallback: (r.summarizer_fallback as string | null) ?? null,
+        embedding_model: r.embedding_model as string,
+        chunk_count: r.chunk_count as number,
+        indexed_at: toIso(r.indexed_at),
+        job_id: (r.job_id as number | null) ?? null,
+        job_path: (r.job_path as string | null) ?? null,
+      };
+    },
+
+    async stats() {
+      const { rows } = await db.query<{ total: number; size: number; last: unknown; failed: number }>(
+        `SELECT count(*) FILTER (WHERE status = 'indexed')::int AS total,
+                coalesce(sum(size) FILTER (WHERE status = 'indexed'), 0)::bigint AS size,
+                max(indexed_at) FILTER (WHERE status = 'indexed') AS last,
+                count(*) FILTER (WHERE status = 'failed')::int AS failed
+         FROM files`,
+      );
+      const ext = await db.query<{ extension: string; n: number }>(
+        `SELECT extension, count(*)::int AS n FROM files WHERE status = 'indexed' GROUP BY extension ORDER BY n DESC, extension`,
+      );
+      const r = rows[0]!;
+      return {
+        total_files: r.total,
+        total_size: Number(r.size),
+        extensions: Object.fromEntries(ext.rows.map((e) => [e.extension, e.n])),
+        last_indexed: toIso(r.last),
+        failed_files: r.failed,
+      };
+    },
+
+    async ensureVectorIndex(dimension) {
+      if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16000) throw new RangeError(`bad dimension ${dimension}`);
+      const name = `chunks_embedding_hnsw_${dimension}`;
+      const { rows } = await db.query(`SELECT 1 FROM pg_indexes WHERE indexname = $1`, [name]);
+      if (rows.length > 0) return false;
+      // The dimension is an integer checked above: safe to inline (DDL takes no parameters).
+      await db.exec(
+        `CREATE INDEX IF NOT EXISTS ${name} ON chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE dim = ${dimension}`,
+      );
+      return true;
+    },
+  };
+}

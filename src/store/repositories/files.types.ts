@@ -1,0 +1,87 @@
+import type { Analysis, DocumentMetadata, FileFacts } from '../../pipeline/types.js';
+
+/** A file's state as the indexer needs it to decide whether work is needed. */
+export interface KnownFile {
+  id: number;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  contentHash: string | null;
+  status: 'indexed' | 'failed';
+  embeddingModel: string;
+  jobId: number | null;
+}
+
+export interface ChunkRow {
+  index: number;
+  start: number;
+  end: number;
+  text: string;
+  embedding: Float32Array;
+}
+
+/** A fully processed file, ready to be written in one transaction. */
+export interface IndexedFileWrite {
+  facts: FileFacts;
+  mtimeMs: number;
+  jobId: number | null;
+  contentHash: string;
+  format: string;
+  mime: string;
+  text: string;
+  textTruncated: boolean;
+  metadata: DocumentMetadata;
+  note: string | null;
+  analysis: Analysis;
+  /** Identity of the embedding model the file was processed with ('' when none was available). */
+  embeddingModel: string;
+  chunks: ChunkRow[];
+}
+
+export interface FailedFileWrite {
+  facts: FileFacts;
+  mtimeMs: number;
+  jobId: number | null;
+  code: string;
+  reason: string;
+}
+
+/** GET /api/files/{id}: the full record of one file (no extracted text: it can be megabytes). */
+export interface FileRecord {
+  id: number;
+  file_path: string;
+  filename: string;
+  extension: string;
+  size: number;
+  created: string | null;
+  modified: string | null;
+  accessed: string | null;
+  title: string;
+  summary: string;
+  keywords: string[];
+  status: 'indexed' | 'failed';
+  error: string | null;
+  error_code: string | null;
+  note: string | null;
+  format: string;
+  mime: string;
+  content_hash: string | null;
+  content_length: number;
+  text_truncated: boolean;
+  metadata: DocumentMetadata;
+  summarizer: string | null;
+  summarizer_fallback: string | null;
+  embedding_model: string;
+  chunk_count: number;
+  indexed_at: string | null;
+  job_id: number | null;
+  job_path: string | null;
+}
+
+export interface FileStats {
+  total_files: number;
+  total_size: number;
+  extensions: Record<string, number>;
+  last_indexed: string | null;
+  failed_files: number;
+}

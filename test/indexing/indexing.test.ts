@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import { rm, utimes, writeFile } from 'node:fs/promises';
+import type { AnyBusEvent } from '../../src/events/types.js';
+import { forEachEngine } from '../helpers/engines.js';
+import { tempTree, type TempTree } from '../helpers/files.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const REPORT = 'Quarterly revenue of the bakery grew because sourdough bread sold well.\n\nThe ovens ran at full capacity all winter.';
+
+forEachEngine('indexing runs', (engine) => {
+  let t: TestService;
+  let tree: TempTree;
+  let events: AnyBusEvent[];
+
+  before(async () => {
+    t = await startTestService(engine);
+    t.service.bus.subscribe((e) => events.push(e));
+  });
+  after(() => t.destroy());
+  beforeEach(async () => {
+    events = [];
+    tree = await tempTree({
+      'notes.md': '# Garden plans\n\nPlant tomatoes and basil along the south fence in May.\n',
+      'report.txt': REPORT,
+      'sub/copy-of-report.txt': REPORT,
+      'empty.txt': '',
+      'broken.pdf': '%PDF-1.7\nthis is not really a pdf',
+      'picture.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]),
+      '.env': 'SECRET=1',
+    });
+  });
+  afterEach(async () => {
+    // Each test starts from an empty index (identical content elsewhere would otherwise be reused).
+    await t.service.store.api.files.removeUnder(tree.root);
+    await tree.remove();
+  });
+
+  async function runDirectory(force: boolean) {
+    const run = t.service.indexing.startDirectory(tree.root, { kind: 'directory', force });
+    await t.service.indexing.settled();
+    return run.counts;
+  }
+
+  async function fileAt(relative: string) {
+    const [known] = await t.service.store.api.files.known([tree.path(relative)]);
+    expect(known, relative).to.not.equal(undefined);
+    const res = await t.request('GET', `/api/files/${known!.id}`);
+    expect(res.status).to.equal(200);
+    return res.body;
+  }
+
+  it('indexes every readable file, records the unreadable one, and never the excluded secret', async () => {
+    const counts = await runDirectory(true);
+    expect(counts).to.include({ processed: 6, indexed: 5, failed: 1 });
+    const notes = await fileAt('notes.md');
+    expect(notes).to.include({ status: 'indexed', title: 'Garden plans', extension: 'md', format: 'markdown' });
+    expect(notes.summary).to.match(/tomatoes/);
+    expect(notes.keywords).to.include('tomatoes');
+    expect(notes.chunk_count).to.be.greaterThan(0);
+    expect(notes.embedding_model).to.match(/^static:/);
+    const broken = await fileAt('broken.pdf');
+    expect(broken).to.include({ status: 'failed', error_code: 'corrupt' });
+    expect(broken.error).to.match(/PDF/);
+    const picture = await fileAt('picture.png');
+    // No text, but indexed by name (its only chunk is the title made from the file name).
+    expect(picture).to.include({ status: 'indexed', format: 'image', mime: 'image/png', content_length: 0, title: 'picture' });
+    expect(await t.service.store.api.files.known([tree.path('.env')])).to.deep.equal([]);
+    const failed = events.filter((e) => e.type === 'file_failed');
+    expect(failed.map((e) => (e.data as { path: string }).path)).to.deep.equal([tree.path('broken.pdf')]);
+    expect(events.some((e) => e.type === 'index_run_completed')).to.equal(true);
+  });
+
+  it('reuses the text and embeddings of identical content at another path', async () => {
+    await runDirectory(false);
+    const indexedEvents = events.filter((e) => e.type === 'file_indexed').map((e) => e.data as { path: string; reused: boolean });
+    const reused = indexedEvents.filter((e) => e.reused).map((e) => e.path);
+    expect(reused).to.have.length(1);
+    expect([tree.path('report.txt'), tree.path('sub/copy-of-report.txt')]).to.include(reused[0]);
+    const a = await fileAt('report.txt');
+    const b = await fileAt('sub/copy-of-report.txt');
+    expect(b).to.include({ content_hash: a.content_hash, summary: a.summary, chunk_count: a.chunk_count });
+  });
+
+  it('skips unchanged files without reading them, and picks up changes, touches and deletions', async () => {
+    await runDirectory(false);
+    events = [];
+    expect(await runDirectory(false)).to.include({ processed: 6, skipped: 6, indexed: 0 });
+    expect(events.some((e) => e.type === 'file_parsing')).to.equal(false);
+
+    await writeFile(tree.path('notes.md'), '# Garden plans\n\nPlant potatoes instead.\n');
+    const later = new Date(Date.now() + 5000);
+    await utimes(tree.path('report.txt'), later, later); // same content, new mtime
+    await rm(tree.path('empty.txt'));
+    events = [];
+    const counts = await runDirectory(false);
+    expect(counts).to.include({ indexed: 1, removed: 1 });
+    expect(counts.skipped).to.equal(4);
+    const skipped = events.filter((e) => e.type === 'file_skipped').map((e) => e.data as { path: string; reason: string });
+    expect(skipped.some((s) => s.path === tree.path('report.txt') && s.reason === 'content_unchanged')).to.equal(true);
+    expect((await fileAt('notes.md')).summary).to.match(/potatoes/);
+    expect(await t.service.store.api.files.known([tree.path('empty.txt')])).to.deep.equal([]);
+  });
+
+  it('re-processes everything when forced', async () => {
+    await runDirectory(false);
+    expect(await runDirectory(true)).to.include({ processed: 6, indexed: 5, failed: 1, skipped: 0 });
+  });
+
+  it('adds up in /api/files/stats', async () => {
+    await runDirectory(true);
+    const stats = (await t.request('GET', '/api/files/stats')).body;
+    const known = await t.service.store.api.files.knownUnder('/');
+    const indexed = known.filter((k) => k.status === 'indexed');
+    expect(stats.total_files).to.equal(indexed.length);
+    expect(stats.failed_files).to.equal(known.length - indexed.length);
+    expect(stats.total_size).to.equal(indexed.reduce((s, k) => s + k.size, 0));
+    expect(Object.values(stats.extensions as Record<string, number>).reduce((a, b) => a + b, 0)).to.equal(indexed.length);
+    expect(stats.extensions).to.include.keys('md', 'txt', 'png');
+    expect(stats.last_indexed).to.be.a('string');
+  });
+});

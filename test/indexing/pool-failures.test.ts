@@ -1,0 +1,46 @@
+import { expect } from 'chai';
+import path from 'node:path';
+import { repoRoot } from '../helpers/shared.js';
+import { tempTree, type TempTree } from '../helpers/files.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+describe('a misbehaving pipeline worker', () => {
+  let t: TestService;
+  let tree: TempTree;
+  before(async () => {
+    t = await startTestService('pglite', {}, undefined, {
+      pipelineWorker: path.join(repoRoot, 'dist', 'test', 'fixtures', 'misbehaving.worker.js'),
+    });
+    await t.request('PUT', '/api/settings/', { 'indexing.file_timeout_seconds': 5 });
+    tree = await tempTree({
+      'hang.txt': 'this file never finishes',
+      'crash.txt': 'this file kills its worker thread',
+      'throw.txt': 'this file makes the task throw',
+      'fine.txt': 'an ordinary file about lighthouses and their keepers',
+    });
+  });
+  after(async () => {
+    await tree.remove();
+    await t.destroy();
+  });
+
+  it('records each broken file as failed with its reason, indexes the rest, and keeps answering', async () => {
+    const run = t.service.indexing.startDirectory(tree.root, { kind: 'directory', force: true });
+    expect((await t.request('GET', '/api/status/')).status).to.equal(200);
+    await t.service.indexing.settled();
+    expect(run.counts).to.include({ processed: 4, indexed: 1, failed: 3 });
+    const known = await t.service.store.api.files.knownUnder(tree.root);
+    const byName = Object.fromEntries(await Promise.all(known.map(async (k) => [path.basename(k.path), await t.service.store.api.files.get(k.id)])));
+    expect(byName['hang.txt']).to.include({ status: 'failed', error_code: 'timeout' });
+    expect(byName['crash.txt']).to.include({ status: 'failed', error_code: 'worker_crashed' });
+    expect(byName['throw.txt']).to.include({ status: 'failed', error_code: 'task_error' });
+    expect(byName['throw.txt']!.error).to.match(/deliberate failure/);
+    expect(byName['fine.txt']).to.include({ status: 'indexed' });
+    const status = await t.request('GET', '/api/status/');
+    expect(status.body).to.have.nested.property('worker_pool.ok', true);
+    // The pool still works after losing threads.
+    const again = t.service.indexing.startFile(tree.path('fine.txt'), { force: true });
+    await t.service.indexing.settled();
+    expect(again.counts.indexed).to.equal(1);
+  });
+});

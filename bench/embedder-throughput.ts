@@ -18,7 +18,7 @@ import { StaticEmbedder } from '../src/pipeline/embedders/static.js';
 import { TransformerEmbedder } from '../src/pipeline/embedders/transformer.js';
 import type { Embedder } from '../src/pipeline/embedders/types.js';
 import { WordPieceTokenizer } from '../src/pipeline/embedders/wordpiece.js';
-import { MINILM_L6, writeBertModelDir } from '../test/helpers/bert-graph.js';
+import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
 import { sharedPath } from '../test/helpers/shared.js';
 
 function arg(name: string, fallback: number): number {

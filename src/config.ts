@@ -11,6 +11,14 @@ export interface ServiceConfig {
   databaseUrl: string | null;
   apiToken: string | null;
   modelDir: string | null;
+  /** Model download: 'auto' fetches all-MiniLM-L6-v2 in the background when it is missing; 'off' (default) never. */
+  modelPull: ModelPullMode;
+  /** Which all-MiniLM-L6-v2 export a pull fetches (FILESIFT_MODEL_VARIANT, default int8). */
+  modelVariant: ModelVariant;
+  /** A mirror of the model hub (FILESIFT_MODEL_BASE_URL); null: the hub itself. */
+  modelBaseUrl: string | null;
+  /** Advanced/tests: a JSON manifest listing other files to pull than all-MiniLM-L6-v2's (FILESIFT_MODEL_MANIFEST). */
+  modelManifest: string | null;
   logLevel: LogLevel;
   /** Extra Host header names accepted besides loopback names (DNS-rebinding defence). */
   allowedHosts: string[];
@@ -23,6 +31,11 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_PORT = 60534;
+
+export const MODEL_PULL_MODES = ['off', 'auto'] as const;
+export type ModelPullMode = (typeof MODEL_PULL_MODES)[number];
+export const MODEL_VARIANTS = ['int8', 'fp32'] as const;
+export type ModelVariant = (typeof MODEL_VARIANTS)[number];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -46,6 +59,31 @@ function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
+/** FILESIFT_DATA_DIR, or the platform's user data directory. */
+export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.FILESIFT_DATA_DIR?.trim() || envPaths('filesift', { suffix: '' }).data);
+}
+
+/** The model-download variables (shared by the service and `filesift pull-model`). */
+export function modelPullFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<ServiceConfig, 'modelPull' | 'modelVariant' | 'modelBaseUrl' | 'modelManifest'> {
+  const modelPull = (env.FILESIFT_MODEL_PULL?.trim().toLowerCase() || 'off') as ModelPullMode;
+  if (!MODEL_PULL_MODES.includes(modelPull)) {
+    throw new ConfigError(`FILESIFT_MODEL_PULL must be one of ${MODEL_PULL_MODES.join(', ')}, got '${env.FILESIFT_MODEL_PULL}'`);
+  }
+  const modelVariant = (env.FILESIFT_MODEL_VARIANT?.trim().toLowerCase() || 'int8') as ModelVariant;
+  if (!MODEL_VARIANTS.includes(modelVariant)) {
+    throw new ConfigError(`FILESIFT_MODEL_VARIANT must be one of ${MODEL_VARIANTS.join(', ')}, got '${env.FILESIFT_MODEL_VARIANT}'`);
+  }
+  const modelBaseUrl = env.FILESIFT_MODEL_BASE_URL?.trim() || null;
+  if (modelBaseUrl && !/^https?:\/\//.test(modelBaseUrl)) {
+    throw new ConfigError(`FILESIFT_MODEL_BASE_URL must start with http:// or https://`);
+  }
+  const manifest = env.FILESIFT_MODEL_MANIFEST?.trim();
+  return { modelPull, modelVariant, modelBaseUrl, modelManifest: manifest ? path.resolve(manifest) : null };
+}
+
 /** Reads and checks the environment; every problem names the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const host = env.HOST?.trim() || '127.0.0.1';
@@ -65,7 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
         `(every request must then carry 'Authorization: Bearer <token>')`,
     );
   }
-  const dataDir = path.resolve(env.FILESIFT_DATA_DIR?.trim() || envPaths('filesift', { suffix: '' }).data);
+  const dataDir = dataDirFromEnv(env);
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://`);
@@ -78,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     databaseUrl,
     apiToken,
     modelDir,
+    ...modelPullFromEnv(env),
     logLevel,
     allowedHosts: list(env.FILESIFT_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
     corsOrigins: list(env.FILESIFT_CORS_ORIGINS),

@@ -7,7 +7,12 @@ import { EventBus } from './events/bus.js';
 import { createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
 import { FilterService } from './filters/filter.service.js';
-import { resolveEmbedder } from './indexing/embedder.js';
+import { defaultModelDir, resolveEmbedder } from './indexing/embedder.js';
+import { EmbedderManager } from './indexing/embedder-manager.js';
+import { embedderStatus } from './indexing/embedder-status.js';
+import { AutoModelPull } from './indexing/model-pull.js';
+import { isTransformerDir } from './pipeline/embedders/index.js';
+import { pullPlan } from './pipeline/embedders/pull-plan.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
 import { JobsService } from './jobs/jobs.service.js';
@@ -24,6 +29,12 @@ export interface Service {
   store: StoreHandle;
   pool: PipelinePool;
   indexing: IndexingService;
+  /** The active embedder, and switching it when the model changes. */
+  embedders: EmbedderManager;
+  /** Resolves when the start-up checks of the embedder are done (the transformer probed, a re-embed started). */
+  embedderReady: Promise<void>;
+  /** The automatic model download (FILESIFT_MODEL_PULL=auto), when one was started. */
+  modelPull: AutoModelPull | null;
   logger: Logger;
   /** Graceful stop: no new requests, event streams ended, actors drained, database closed. Idempotent. */
   close(reason?: string): Promise<void>;
@@ -37,6 +48,8 @@ export interface StartOptions {
   eventReplayCapacity?: number;
   /** Test seam: another pipeline worker file (e.g. one that hangs or crashes on purpose). */
   pipelineWorker?: string;
+  /** How often the model folder is checked for a model added or removed while running (default 60 s; 0 = never). */
+  modelCheckIntervalMs?: number;
 }
 
 /** The composition root: starts the actors in dependency order and the HTTP front end last. */
@@ -64,13 +77,24 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     settings.subscribe((next, keys) => {
       if (keys.includes('queue.max_concurrency')) void pool.resize(next.queue.max_concurrency);
     });
+    const embedders: EmbedderManager = new EmbedderManager(
+      {
+        config,
+        pool,
+        bus,
+        logger: logger.child({ actor: 'embedder' }),
+        // A model change (or files of another model found at start): re-embed them in the background.
+        onChange: (): Promise<unknown> => indexing.startReembed().catch((err: unknown) => logger.error({ err }, 'cannot start re-embedding')),
+      },
+      embedder,
+    );
     const indexer = new Indexer({
       store: store.api,
       pool,
       settings,
       bus,
       logger: logger.child({ actor: 'indexer' }),
-      embeddingModel: () => embedder.identity,
+      embeddingModel: () => embedders.active.identity,
       jobFor: (p) => jobs.jobFor(p)?.id ?? null,
       apiKeys: {
         openai: process.env.FILESIFT_OPENAI_API_KEY ?? process.env.OPENAI_API_KEY ?? null,
@@ -85,26 +109,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       bus,
       logger: logger.child({ actor: 'indexing' }),
       ownDataDir: config.dataDir,
-      embeddingModel: () => embedder.identity,
-      embeddingDimension: () => embedder.dimension,
+      embeddingModel: () => embedders.active.identity,
+      embeddingDimension: () => embedders.active.dimension,
     });
     stack.push(() => indexing.close());
-    status.register('embedder', () =>
-      embedder.description.ok
-        ? {
-            ok: true,
-            ready: true,
-            kind: embedder.description.kind,
-            model: embedder.description.model,
-            dimension: embedder.dimension,
-            search: 'hybrid',
-            // Why a configured model folder is not used (only when the user configured one).
-            ...(config.modelDir && 'fallbackReason' in embedder.description && embedder.description.fallbackReason
-              ? { fallback_reason: embedder.description.fallbackReason }
-              : {}),
-          }
-        : { ok: false, ready: false, kind: null, model: null, search: 'keyword', reason: embedder.description.reason },
-    );
+    const modelPull = autoModelPull(config, bus, logger, () => embedders.refresh('the model was downloaded'));
+    status.register('embedder', () => embedderStatus(config, embedders, indexing, modelPull));
     status.register('worker_pool', () => {
       const s = pool.stats();
       return { ok: true, threads: s.threads, max_threads: s.maxThreads, queued_tasks: s.queued, completed_tasks: s.completed, utilization: s.utilization, active_runs: indexing.activeRuns.length };
@@ -123,12 +133,21 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       sseHeartbeatMs: options.sseHeartbeatMs,
     });
 
+    stack.push(async () => {
+      await modelPull?.stop();
+      await embedders.close();
+    });
+
     const server = await listen(app.callback(), config.host, config.port);
     stack.push(() => closeServer(server, () => sessions.closeAll()));
     const port = (server.address() as AddressInfo).port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
     bus.publish('service_started', { version: config.version, engine: store.engine });
+    // In the background, after start-up: probe a transformer, re-embed files of another model, fetch the model.
+    const embedderReady = embedders.start().catch((err: unknown) => logger.error({ err }, 'embedder start-up check failed'));
+    embedders.watch(options.modelCheckIntervalMs ?? 60_000);
+    modelPull?.start();
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
 
     let closing: Promise<void> | null = null;
@@ -140,6 +159,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       store,
       pool,
       indexing,
+      embedders,
+      embedderReady,
+      modelPull,
       logger,
       close(reason = 'shutdown') {
         closing ??= (async () => {
@@ -154,6 +176,26 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     await unwind(stack, logger);
     throw err;
   }
+}
+
+/**
+ * FILESIFT_MODEL_PULL=auto: a background download of the default model into the data directory, when no model
+ * folder was configured and the default one has no model yet. Null when there is nothing to download.
+ */
+function autoModelPull(config: ServiceConfig, bus: EventBus, logger: Logger, onPulled: () => Promise<unknown>): AutoModelPull | null {
+  if (config.modelPull !== 'auto') return null;
+  if (config.modelDir) {
+    logger.info({ modelDir: config.modelDir }, 'FILESIFT_MODEL_DIR is set: no automatic model download');
+    return null;
+  }
+  const dir = defaultModelDir(config.dataDir);
+  if (isTransformerDir(dir)) return null;
+  const plan = pullPlan({ variant: config.modelVariant, baseUrl: config.modelBaseUrl, manifest: config.modelManifest });
+  if (!plan.ok) {
+    logger.error({ reason: plan.reason }, 'automatic model download not possible');
+    return null;
+  }
+  return new AutoModelPull({ dir, plan: plan.plan, bus, logger: logger.child({ actor: 'model-pull' }), onPulled });
 }
 
 /** Stops what was started, newest first; one failure does not keep the rest open. */

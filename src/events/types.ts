@@ -26,9 +26,17 @@ export interface EventMap {
   file_skipped: FileEventBase & { reason: 'unchanged' | 'content_unchanged' | 'excluded' };
   file_failed: FileEventBase & { file_id: number | null; code: string; error: string };
   file_removed: FileEventBase & { reason: 'deleted' | 'excluded' | 'job_removed' | 'missing' };
+
+  // The embedding model. A change starts a background 'reembed' run (its progress is an index run's).
+  /** The active embedder changed (a model appeared, was pulled, removed or could not be loaded). */
+  embedder_changed: { kind: 'transformer' | 'static' | null; model: string | null; dimension: number | null; previous: string | null; reason: string };
+  /** A model download (FILESIFT_MODEL_PULL=auto) progressed; at most once a second. */
+  model_pull_progress: { model: string; file: string; file_index: number; file_count: number; received_bytes: number; total_bytes: number | null };
+  /** A model download ended: `ok` with the folder, or the failure's `code` and `error`. */
+  model_pull_completed: { model: string; ok: boolean; dir: string; code: string | null; error: string | null };
 }
 
-export type IndexRunKind = 'directory' | 'file' | 'watch' | 'reconcile' | 'queue' | 'filters';
+export type IndexRunKind = 'directory' | 'file' | 'watch' | 'reconcile' | 'queue' | 'filters' | 'reembed';
 
 export interface IndexRunCounts {
   processed: number;

@@ -47,8 +47,18 @@ export function wholeMs(mtimeMs: number): number {
  * current model (a failed file is not retried until it changes, or a forced run).
  */
 export function looksUnchanged(known: KnownFile, size: number, mtimeMs: number, model: string | null): boolean {
-  if (known.size !== size || known.mtimeMs !== wholeMs(mtimeMs)) return false;
+  if (!sameFacts(known, size, mtimeMs)) return false;
   return known.status === 'failed' || known.embeddingModel === (model ?? '');
+}
+
+/** Same size and mtime as when the file was processed: its content is taken to be unchanged. */
+export function sameFacts(known: KnownFile, size: number, mtimeMs: number): boolean {
+  return known.size === size && known.mtimeMs === wholeMs(mtimeMs);
+}
+
+/** Indexed with another embedding model than the active one: only its chunks need redoing. */
+function needsReembedOnly(known: KnownFile | null, model: string | null): known is KnownFile {
+  return model !== null && known !== null && known.status === 'indexed' && known.embeddingModel !== model;
 }
 
 function factsOfMissing(filePath: string): FileFacts {
@@ -83,6 +93,25 @@ export class Indexer {
 
   indexFile(filePath: string, options: IndexFileOptions): Promise<FileOutcome> {
     return this.#withPathLock(filePath, () => this.#guarded(filePath, options));
+  }
+
+  /**
+   * Re-embeds an indexed file with the active model from its stored text and title (no parsing, no analysis):
+   * what a model change does. Identical content already embedded with the model is copied instead. A failure
+   * leaves the file's record and earlier chunks as they were (counted failed in the run; retried next time).
+   */
+  reembedFile(file: { id: number; path: string }, run: IndexRun): Promise<FileOutcome> {
+    return this.#withPathLock(file.path, async () => {
+      try {
+        return await this.#reembed(file.id, run);
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        this.deps.logger.error({ err, path: file.path }, 'unexpected error while re-embedding a file');
+        run.record('failed');
+        run.fileFailed({ path: file.path, file_id: file.id, code: 'internal', error: reason });
+        return 'failed';
+      }
+    });
   }
 
   /** Removes a file from the index (it was deleted, or is now excluded). */
@@ -161,6 +190,10 @@ export class Indexer {
     if (!force && known && looksUnchanged(known, facts.size, mtimeMs, model)) {
       return this.#skip(run, filePath, 'unchanged');
     }
+    // Unchanged content embedded by another model (the model changed): re-embed the stored text only.
+    if (!force && needsReembedOnly(known, model) && sameFacts(known, facts.size, mtimeMs)) {
+      return this.#reembed(known.id, run);
+    }
 
     const timing: RunOptions = { timeoutMs: settings.indexing.file_timeout_seconds * 1000, signal: run.signal };
     run.fileEvent('file_parsing', { path: filePath });
@@ -176,9 +209,15 @@ export class Indexer {
     const doc = prepared.value.doc;
     run.fileEvent('file_parsed', { path: filePath, format: doc.format, characters: doc.text.length, truncated: doc.textTruncated });
 
-    if (!force && known?.status === 'indexed' && known.contentHash === doc.contentHash && known.embeddingModel === (model ?? '')) {
-      await store.files.touch(filePath, doc, mtimeMs, jobId);
-      return this.#skip(run, filePath, 'content_unchanged');
+    if (!force && known?.status === 'indexed' && known.contentHash === doc.contentHash) {
+      if (known.embeddingModel === (model ?? '')) {
+        await store.files.touch(filePath, doc, mtimeMs, jobId);
+        return this.#skip(run, filePath, 'content_unchanged');
+      }
+      if (needsReembedOnly(known, model)) {
+        await store.files.touch(filePath, doc, mtimeMs, jobId);
+        return this.#reembed(known.id, run);
+      }
     }
     // Identical content: wait for a copy being processed right now, then reuse the stored one. The claim is
     // taken synchronously (no await in between), so two identical files never both get embedded.
@@ -251,6 +290,57 @@ export class Indexer {
     run.record('indexed');
     run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: chunks.length, reused: false });
     return 'indexed';
+  }
+
+  /** Re-embeds file `id` from its stored text with the active model (the caller holds the path lock). */
+  async #reembed(id: number, run: IndexRun): Promise<FileOutcome> {
+    const { store } = this.deps;
+    const model = this.deps.embeddingModel();
+    const source = await store.embeddings.source(id);
+    if (!source || source.status !== 'indexed' || source.contentHash === null) {
+      run.record('skipped'); // removed or failed meanwhile: nothing of it to re-embed
+      return 'skipped';
+    }
+    if (model === null || source.embeddingModel === model) return this.#skip(run, source.path, 'unchanged');
+    const hash = source.contentHash;
+    const claim = this.#claimContent(hash);
+    try {
+      await claim.previous;
+      const twin = await store.files.findByHash(hash, model, source.path);
+      if (twin !== null && (await store.embeddings.copy(twin, id, hash))) {
+        run.record('indexed');
+        run.fileEvent('file_indexed', { path: source.path, file_id: id, chunks: null, reused: true });
+        return 'indexed';
+      }
+      const settings = this.deps.settings.get();
+      const embedded = await this.deps.pool.embed(
+        { path: source.path, text: source.content, title: source.title },
+        { timeoutMs: settings.indexing.file_timeout_seconds * 1000, signal: run.signal },
+      );
+      if (!embedded.ok) {
+        run.record('failed');
+        run.fileFailed({ path: source.path, file_id: id, code: embedded.code, error: embedded.reason });
+        return 'failed';
+      }
+      const { chunks, embedder } = embedded.value;
+      const embeddingModel = `${embedder.kind}:${embedder.model}`;
+      run.fileEvent('file_embedded', { path: source.path, chunks: chunks.length, model: embeddingModel });
+      const written = await store.embeddings.replace({
+        fileId: id,
+        contentHash: hash,
+        embeddingModel,
+        chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
+      });
+      if (!written) {
+        run.record('skipped'); // its content changed meanwhile: the indexing of the new content embeds it
+        return 'skipped';
+      }
+      run.record('indexed');
+      run.fileEvent('file_indexed', { path: source.path, file_id: id, chunks: chunks.length, reused: false });
+      return 'indexed';
+    } finally {
+      claim.release();
+    }
   }
 
   #analyzeOptions(settings: Settings): Omit<AnalyzeOptions, 'signal'> {

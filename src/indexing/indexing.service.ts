@@ -11,6 +11,9 @@ import { looksUnchanged, type Indexer } from './indexer.js';
 import { Limiter } from '../lib/limiter.js';
 import { IndexRun } from './run.js';
 
+/** Stale files fetched per query of a re-embed run (ids and paths only; the text is read per file). */
+const REEMBED_PAGE = 500;
+
 export interface DirectoryRunOptions {
   kind: IndexRunKind;
   force: boolean;
@@ -45,11 +48,44 @@ export interface IndexingServiceDeps {
 export class IndexingService {
   readonly #runs = new Set<IndexRun>();
   readonly #finished = new Set<Promise<void>>();
+  #lastReembed: IndexRun | null = null;
+  /** startReembed calls, one after the other (each cancels the previous run before counting). */
+  #reembedQueue: Promise<unknown> = Promise.resolve();
+  #closed = false;
 
   constructor(private readonly deps: IndexingServiceDeps) {}
 
   get activeRuns(): IndexRun[] {
     return [...this.#runs];
+  }
+
+  /** The latest re-embed run, running or finished (null when there was none). */
+  get lastReembed(): IndexRun | null {
+    return this.#lastReembed;
+  }
+
+  /**
+   * Starts a background run that re-embeds, from their stored text, the indexed files whose chunks another
+   * model made (the active model changed). A re-embed still running is cancelled first. Answers null when
+   * every file is up to date, or when no embedder is available.
+   */
+  startReembed(): Promise<IndexRun | null> {
+    const next = this.#reembedQueue.then(async () => {
+      const previous = this.#lastReembed;
+      if (previous && previous.finishedAt === null) previous.controller.abort();
+      const model = this.deps.embeddingModel();
+      if (this.#closed || model === null) return null;
+      const stale = await this.deps.store.embeddings.countStale(model);
+      if (stale === 0 || this.#closed) return null;
+      const run = new IndexRun(this.deps.bus, 'reembed', '', false);
+      run.addToTotal(stale);
+      run.finalizeTotal();
+      this.#lastReembed = run;
+      this.#track(run, () => this.#reembedAll(run, model));
+      return run;
+    });
+    this.#reembedQueue = next.catch(() => undefined);
+    return next;
   }
 
   /** Indexes one file in a run of its own; answers at once with the run (work continues asynchronously). */
@@ -77,6 +113,8 @@ export class IndexingService {
 
   /** Cancels every run (files in flight stop at their next stage) and waits for them to wind down. */
   async close(): Promise<void> {
+    this.#closed = true;
+    await this.#reembedQueue;
     for (const run of this.#runs) run.controller.abort();
     await this.settled();
   }
@@ -91,6 +129,38 @@ export class IndexingService {
         this.#finished.delete(done);
       });
     this.#finished.add(done);
+  }
+
+  /**
+   * Pages through the stale files by id and re-embeds them with bounded concurrency. A second pass catches
+   * files that a task still running on the old model's threads finished after the first pass went by them;
+   * each file is tried once per run (a failure waits for the next run).
+   */
+  async #reembedAll(run: IndexRun, model: string): Promise<void> {
+    const { store, indexer, pool } = this.deps;
+    const limiter = new Limiter(pool.stats().maxThreads * (this.deps.inFlightPerThread ?? 2));
+    const attempted = new Set<number>();
+    for (let pass = 0; pass < 2 && !run.signal.aborted; pass++) {
+      let after = 0;
+      let found = 0;
+      while (!run.signal.aborted) {
+        const page = await store.embeddings.stale(model, after, REEMBED_PAGE);
+        if (page.length === 0) break;
+        after = page[page.length - 1]!.id;
+        for (const file of page) {
+          if (attempted.has(file.id) || run.signal.aborted) continue;
+          attempted.add(file.id);
+          found++;
+          if (pass > 0) run.addToTotal(1);
+          await limiter.launch(() => indexer.reembedFile(file, run));
+        }
+      }
+      await limiter.drain();
+      if (found === 0) break;
+    }
+    if (run.signal.aborted) return;
+    const dimension = this.deps.embeddingDimension();
+    if (dimension !== null && run.counts.indexed > 0) await store.files.ensureVectorIndex(dimension);
   }
 
   async #scan(run: IndexRun, directory: string, options: DirectoryRunOptions): Promise<void> {

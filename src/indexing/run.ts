@@ -25,6 +25,7 @@ export class IndexRun {
   #refilledAt = Date.now();
   #lastProgress = 0;
   #done = false;
+  #finishedAt: number | null = null;
   readonly controller = new AbortController();
 
   constructor(
@@ -95,9 +96,15 @@ export class IndexRun {
     });
   }
 
+  /** When the run ended (epoch ms), or null while it goes on. */
+  get finishedAt(): number | null {
+    return this.#finishedAt;
+  }
+
   complete(): void {
     if (this.#done) return;
     this.#done = true;
+    this.#finishedAt = Date.now();
     this.bus.publish('index_run_completed', {
       run_id: this.id,
       kind: this.kind,

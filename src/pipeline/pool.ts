@@ -2,7 +2,8 @@ import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { Limiter } from '../lib/limiter.js';
 import { workerPath } from '../paths.js';
-import type { EnrichResult, EnrichTask, PrepareTask } from './task.js';
+import type { EmbedderInfo } from './embedders/types.js';
+import type { EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask } from './task.js';
 import type { ParseOutcome } from './types.js';
 
 /** What every pipeline thread is started with. */
@@ -41,6 +42,8 @@ export interface RunOptions {
  */
 export class PipelinePool {
   #pool: Piscina;
+  /** Pools replaced by resize/reload, finishing their tasks. */
+  readonly #draining = new Set<Piscina>();
   /** One task per thread is handed to piscina at a time, so a task's timeout counts its run, not its wait. */
   readonly #admission: Limiter;
 
@@ -71,7 +74,17 @@ export class PipelinePool {
     return this.#run<EnrichResult>({ kind: 'enrich', ...task }, options);
   }
 
-  async #run<R>(task: PrepareTask | EnrichTask, options: RunOptions): Promise<TaskOutcome<R>> {
+  /** Re-embeds stored text (a model change): chunk + embed, no parsing or analysis. */
+  embed(task: Omit<EmbedTask, 'kind'>, options: RunOptions): Promise<TaskOutcome<EmbedResult>> {
+    return this.#run<EmbedResult>({ kind: 'embed', ...task }, options);
+  }
+
+  /** Loads the embedder in a thread and answers what it is (or, as a task_error, why it cannot load). */
+  probe(options: RunOptions): Promise<TaskOutcome<EmbedderInfo>> {
+    return this.#run<EmbedderInfo>({ kind: 'probe' }, options);
+  }
+
+  async #run<R>(task: PipelineTask, options: RunOptions): Promise<TaskOutcome<R>> {
     await this.#admission.acquire();
     try {
       return await this.#runAdmitted<R>(task, options);
@@ -80,7 +93,7 @@ export class PipelinePool {
     }
   }
 
-  async #runAdmitted<R>(task: PrepareTask | EnrichTask, options: RunOptions): Promise<TaskOutcome<R>> {
+  async #runAdmitted<R>(task: PipelineTask, options: RunOptions): Promise<TaskOutcome<R>> {
     if (options.signal?.aborted) return { ok: false, code: 'aborted', reason: 'cancelled' };
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -106,7 +119,33 @@ export class PipelinePool {
     this.options = { ...this.options, threads };
     this.#pool = PipelinePool.#create(this.options);
     this.#admission.setLimit(threads);
-    await old.close();
+    await this.#retire(old);
+  }
+
+  /**
+   * Switches the threads to another embedder (a model change): a fresh pool, started with the new workerData,
+   * takes new tasks at once; tasks already running finish on the old threads with the old model (their results
+   * say which model made them), then those threads stop.
+   */
+  async reload(data: PipelineWorkerData): Promise<void> {
+    const old = this.#pool;
+    this.options = { ...this.options, modelDir: data.modelDir, builtinDir: data.builtinDir };
+    this.#pool = PipelinePool.#create(this.options);
+    await this.#retire(old);
+  }
+
+  async #retire(old: Piscina): Promise<void> {
+    this.#draining.add(old);
+    try {
+      await old.close();
+    } finally {
+      this.#draining.delete(old);
+    }
+  }
+
+  /** What the threads load their embedder from. */
+  get workerData(): PipelineWorkerData {
+    return { modelDir: this.options.modelDir, builtinDir: this.options.builtinDir };
   }
 
   stats(): PoolStats {
@@ -130,7 +169,7 @@ export class PipelinePool {
   }
 
   /** Stops at once; tasks in flight fail. */
-  destroy(): Promise<void> {
-    return this.#pool.destroy();
+  async destroy(): Promise<void> {
+    await Promise.all([this.#pool, ...this.#draining].map((p) => p.destroy()));
   }
 }

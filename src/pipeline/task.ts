@@ -3,6 +3,8 @@
  * in between, from the content hash, whether the expensive part is needed at all:
  *   prepare: parse (detect type, extract text and metadata, hash the bytes)
  *   enrich:  analyze (title, summary, keywords) and embed (chunk embeddings)
+ * Two more serve a model change: `embed` re-embeds text already stored (no parsing, no analysis), and `probe`
+ * loads the thread's embedder and answers what it is (the real dimension, or why it cannot load).
  * The store stage runs on the main side (the store actor writes; workers never touch the database).
  */
 import type { Embedder, EmbedderInfo } from './embedders/types.js';
@@ -24,7 +26,21 @@ export interface EnrichTask {
   embed: boolean;
 }
 
-export type PipelineTask = PrepareTask | EnrichTask;
+/** Re-embedding stored text with the thread's embedder (a model change): chunk + embed only. */
+export interface EmbedTask {
+  kind: 'embed';
+  /** The file the text belongs to (diagnostics). */
+  path: string;
+  text: string;
+  /** The stored title, prepended to chunks as enrich does. */
+  title: string;
+}
+
+export interface ProbeTask {
+  kind: 'probe';
+}
+
+export type PipelineTask = PrepareTask | EnrichTask | EmbedTask | ProbeTask;
 
 export interface EnrichResult {
   analysis: Analysis;
@@ -36,7 +52,20 @@ export interface EnrichResult {
   timings: { analyzeMs: number; embedMs: number };
 }
 
-export type TaskResult<T extends PipelineTask> = T extends PrepareTask ? ParseOutcome : EnrichResult;
+export interface EmbedResult {
+  chunks: EmbeddedChunk[];
+  embedder: EmbedderInfo;
+  emptyChunks: number;
+  embedMs: number;
+}
+
+export type TaskResult<T extends PipelineTask> = T extends PrepareTask
+  ? ParseOutcome
+  : T extends EnrichTask
+    ? EnrichResult
+    : T extends EmbedTask
+      ? EmbedResult
+      : EmbedderInfo;
 
 function isZero(vector: Float32Array): boolean {
   for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false;
@@ -47,12 +76,10 @@ export async function prepare(task: PrepareTask): Promise<ParseOutcome> {
   return parseFile(task.path, task.parse);
 }
 
-export async function enrich(task: EnrichTask, embedder: Embedder | null): Promise<EnrichResult> {
+/** Chunks a text (its title prepended, as the model wants) and embeds the chunks that have a direction. */
+export async function embedText(text: string, title: string, embedder: Embedder): Promise<EmbedResult> {
   const t0 = performance.now();
-  const analysis = await analyze(task.doc, task.analyze);
-  const t1 = performance.now();
-  if (!embedder) return { analysis, chunks: [], embedder: null, emptyChunks: 0, timings: { analyzeMs: t1 - t0, embedMs: 0 } };
-  const pieces = embedder.chunk(task.doc.text, analysis.title);
+  const pieces = embedder.chunk(text, title);
   const vectors = pieces.length > 0 ? await embedder.embed(pieces.map((p) => p.text)) : [];
   const chunks: EmbeddedChunk[] = [];
   pieces.forEach((piece, i) => {
@@ -60,11 +87,20 @@ export async function enrich(task: EnrichTask, embedder: Embedder | null): Promi
     // A zero vector has no direction: cosine with it is undefined, so such a chunk cannot be searched.
     if (!isZero(embedding)) chunks.push({ ...piece, index: chunks.length, embedding });
   });
+  return { chunks, embedder: embedder.info, emptyChunks: pieces.length - chunks.length, embedMs: performance.now() - t0 };
+}
+
+export async function enrich(task: EnrichTask, embedder: Embedder | null): Promise<EnrichResult> {
+  const t0 = performance.now();
+  const analysis = await analyze(task.doc, task.analyze);
+  const t1 = performance.now();
+  if (!embedder) return { analysis, chunks: [], embedder: null, emptyChunks: 0, timings: { analyzeMs: t1 - t0, embedMs: 0 } };
+  const embedded = await embedText(task.doc.text, analysis.title, embedder);
   return {
     analysis,
-    chunks,
-    embedder: embedder.info,
-    emptyChunks: pieces.length - chunks.length,
-    timings: { analyzeMs: t1 - t0, embedMs: performance.now() - t1 },
+    chunks: embedded.chunks,
+    embedder: embedded.embedder,
+    emptyChunks: embedded.emptyChunks,
+    timings: { analyzeMs: t1 - t0, embedMs: embedded.embedMs },
   };
 }

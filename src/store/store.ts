@@ -2,6 +2,7 @@ import { migrationsDir } from '../paths.js';
 import { loadMigrations, migrate } from './migrate.js';
 import { createConfigRepository, type ConfigRepository } from './repositories/config.repository.js';
 import { createFilesRepository, type FilesRepository } from './repositories/files.repository.js';
+import { createEmbeddingsRepository, type EmbeddingsRepository } from './repositories/embeddings.repository.js';
 import { createHealthRepository, type HealthRepository } from './repositories/health.repository.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.repository.js';
 import type { SqlDatabase } from './sql.js';
@@ -15,6 +16,7 @@ export interface StoreApi {
   config: ConfigRepository;
   jobs: JobsRepository;
   files: FilesRepository;
+  embeddings: EmbeddingsRepository;
 }
 
 export type RepositoryName = keyof StoreApi;
@@ -25,6 +27,7 @@ export function createStore(db: SqlDatabase): StoreApi {
     config: createConfigRepository(db),
     jobs: createJobsRepository(db),
     files: createFilesRepository(db),
+    embeddings: createEmbeddingsRepository(db),
   };
 }
 

@@ -16,6 +16,8 @@ export interface TestService {
   /** Stops the service (keeping its data, so it can be started again with restart()). */
   stop(): Promise<void>;
   restart(): Promise<TestService>;
+  /** Restarts on the same data with other environment variables (e.g. another FILESIFT_MODEL_DIR). */
+  restartWith(env: Record<string, string>, options?: Omit<StartOptions, 'logger'>): Promise<TestService>;
   /** Stops the service and removes all its data. */
   destroy(): Promise<void>;
 }
@@ -67,6 +69,10 @@ export async function startTestService(
     restart: async () => {
       await stop();
       return startTestService(engine, env, own, options);
+    },
+    restartWith: async (nextEnv, nextOptions) => {
+      await stop();
+      return startTestService(engine, nextEnv, own, nextOptions ?? options);
     },
     destroy: async () => {
       await stop();

@@ -59,6 +59,11 @@ function missingTransformerFiles(dir: string): string[] {
   return Object.values(TRANSFORMER_FILES).filter((f) => !existsSync(path.join(dir, f)));
 }
 
+/** Whether a folder holds a transformer model (model.onnx + vocab.txt), from the file system only. */
+export function isTransformerDir(dir: string): boolean {
+  return missingTransformerFiles(dir).length === 0;
+}
+
 /** Which embedder loadEmbedder would use, from the file system only. */
 export function describeEmbedder(options: Pick<LoadEmbedderOptions, 'modelDir' | 'builtinDir'>): EmbedderDescription {
   let fallbackReason: string | undefined;

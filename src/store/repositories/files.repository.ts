@@ -93,7 +93,8 @@ async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts'
   return rows[0]!.id;
 }
 
-async function replaceChunks(tx: SqlExecutor, fileId: number, file: IndexedFileWrite): Promise<void> {
+/** Replaces a file's chunks with `file.chunks`, each labelled with the model that made it and its dimension. */
+export async function replaceChunks(tx: SqlExecutor, fileId: number, file: Pick<IndexedFileWrite, 'embeddingModel' | 'chunks'>): Promise<void> {
   await tx.query('DELETE FROM chunks WHERE file_id = $1', [fileId]);
   for (let start = 0; start < file.chunks.length; start += CHUNK_BATCH) {
     const batch = file.chunks.slice(start, start + CHUNK_BATCH);

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { defaultBuiltinDir } from '../../src/pipeline/embedders/index.js';
+import { PipelinePool } from '../../src/pipeline/pool.js';
+import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
+import { sharedPath } from '../helpers/shared.js';
+
+describe('PipelinePool', () => {
+  let tmp: string;
+  let modelDir: string;
+  let pool: PipelinePool;
+  const timing = { timeoutMs: 60_000 };
+
+  before(async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), 'filesift-pool-'));
+    modelDir = writeBertModelDir(path.join(tmp, 'bert'), SMALL_BERT, sharedPath('models', 'all-MiniLM-L6-v2-tokenizer', 'vocab.txt'));
+  });
+  after(() => rm(tmp, { recursive: true, force: true }));
+  beforeEach(() => {
+    pool = new PipelinePool({ threads: 2, modelDir: null, builtinDir: defaultBuiltinDir() });
+  });
+  afterEach(() => pool.destroy());
+
+  it('re-embeds stored text: chunks with the title prepended, one vector each, no analysis', async () => {
+    const outcome = await pool.embed({ path: '/x.txt', text: 'Sourdough bread needs a lively starter and patience.', title: 'Baking' }, timing);
+    expect(outcome.ok).to.equal(true);
+    if (!outcome.ok) return;
+    expect(outcome.value.embedder).to.include({ kind: 'static', dimension: 100 });
+    expect(outcome.value.chunks).to.have.length(1);
+    expect(outcome.value.chunks[0]!.text).to.match(/^Baking\nSourdough/);
+    expect(outcome.value.chunks[0]!.embedding).to.have.length(100);
+  });
+
+  it('switches every thread to another model on reload; the probe says which one loads', async () => {
+    const before = await pool.probe(timing);
+    expect(before.ok && before.value).to.include({ kind: 'static', dimension: 100 });
+    await pool.reload({ modelDir, builtinDir: defaultBuiltinDir() });
+    expect(pool.workerData.modelDir).to.equal(modelDir);
+    const results = await Promise.all([1, 2, 3, 4].map(() => pool.embed({ path: '/y.txt', text: 'a lighthouse keeper', title: '' }, timing)));
+    for (const r of results) expect(r.ok && r.value.embedder).to.deep.equal({ kind: 'transformer', model: 'generated-bert', dimension: 32 });
+    const after = await pool.probe(timing);
+    expect(after.ok && after.value).to.deep.equal({ kind: 'transformer', model: 'generated-bert', dimension: 32 });
+  });
+
+  it('reports a model that cannot load as a task error, not a crash', async () => {
+    const broken = new PipelinePool({ threads: 1, modelDir: path.join(tmp, 'missing'), builtinDir: path.join(tmp, 'nowhere') });
+    try {
+      const probe = await broken.probe(timing);
+      expect(probe).to.include({ ok: false, code: 'task_error' });
+      expect(!probe.ok && probe.reason).to.match(/not built|no transformer/);
+    } finally {
+      await broken.destroy();
+    }
+  });
+});

@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { openPglite } from '../../../src/store/engines/pglite.js';
+import { openPostgres } from '../../../src/store/engines/postgres.js';
+import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
+import type { SqlDatabase } from '../../../src/store/sql.js';
+import { openStore, type StoreApi } from '../../../src/store/store.js';
+import { createScratchDatabase, forEachEngine, type ScratchDatabase } from '../../helpers/engines.js';
+
+function unit(dim: number, hot: number): Float32Array {
+  const v = new Float32Array(dim);
+  v[hot % dim] = 1;
+  return v;
+}
+
+function fileWrite(path: string, contentHash: string, model: string, dim: number, chunks = 2): IndexedFileWrite {
+  const epoch = new Date(0).toISOString();
+  return {
+    facts: { path, filename: path.split('/').pop()!, extension: 'txt', size: 10, created: epoch, modified: epoch, accessed: epoch },
+    mtimeMs: 1,
+    jobId: null,
+    contentHash,
+    format: 'text',
+    mime: 'text/plain',
+    text: `the text of ${path}`,
+    textTruncated: false,
+    metadata: {},
+    note: null,
+    analysis: { title: `title of ${path}`, summary: '', keywords: [], provider: 'local' },
+    embeddingModel: model,
+    chunks: Array.from({ length: chunks }, (_, i) => ({ index: i, start: 0, end: 4, text: `chunk ${i}`, embedding: unit(dim, i) })),
+  };
+}
+
+forEachEngine('embeddings repository', (engine) => {
+  let db: SqlDatabase;
+  let scratch: ScratchDatabase | null = null;
+  let store: StoreApi;
+  let a: number;
+  let b: number;
+  let c: number;
+
+  beforeEach(async () => {
+    if (engine === 'postgres') {
+      scratch = await createScratchDatabase();
+      db = await openPostgres(scratch.url);
+    } else {
+      db = await openPglite(null);
+    }
+    store = await openStore(db);
+    a = await store.files.saveIndexed(fileWrite('/d/a.txt', 'h1', 'static:old', 100));
+    b = await store.files.saveIndexed(fileWrite('/d/b.txt', 'h2', 'static:old', 100, 3));
+    c = await store.files.saveIndexed(fileWrite('/d/c.txt', 'h1', 'transformer:new', 32));
+    const epoch = new Date(0).toISOString();
+    await store.files.saveFailed({ facts: { path: '/d/bad.pdf', filename: 'bad.pdf', extension: 'pdf', size: 1, created: epoch, modified: epoch, accessed: epoch }, mtimeMs: 1, jobId: null, code: 'corrupt', reason: 'x' });
+  });
+  afterEach(async () => {
+    await db.close();
+    await scratch?.drop();
+  });
+
+  it('lists and counts the indexed files of other models, paged by id', async () => {
+    expect(await store.embeddings.countStale('transformer:new')).to.equal(2);
+    expect(await store.embeddings.stale('transformer:new', 0, 1)).to.deep.equal([{ id: a, path: '/d/a.txt' }]);
+    expect(await store.embeddings.stale('transformer:new', a, 10)).to.deep.equal([{ id: b, path: '/d/b.txt' }]);
+    expect(await store.embeddings.stale('transformer:new', b, 10)).to.deep.equal([]);
+    expect(await store.embeddings.countByModel()).to.deep.equal({ 'static:old': 2, 'transformer:new': 1 });
+    expect(await store.embeddings.chunkSummary()).to.deep.equal([
+      { model: 'static:old', dim: 100, chunks: 5 },
+      { model: 'transformer:new', dim: 32, chunks: 2 },
+    ]);
+  });
+
+  it('answers the stored text and title to re-embed from', async () => {
+    expect(await store.embeddings.source(a)).to.deep.equal({
+      id: a,
+      path: '/d/a.txt',
+      status: 'indexed',
+      title: 'title of /d/a.txt',
+      content: 'the text of /d/a.txt',
+      contentHash: 'h1',
+      embeddingModel: 'static:old',
+    });
+    expect(await store.embeddings.source(999_999)).to.equal(null);
+  });
+
+  it('replaces the chunks and the model of a file whose content is unchanged, and of no other', async () => {
+    const chunks = [{ index: 0, start: 0, end: 3, text: 'new', embedding: unit(32, 5) }];
+    expect(await store.embeddings.replace({ fileId: b, contentHash: 'h2', embeddingModel: 'transformer:new', chunks })).to.equal(true);
+    expect(await store.files.get(b)).to.include({ embedding_model: 'transformer:new', chunk_count: 1 });
+    // The file changed meanwhile (another hash): nothing is written.
+    expect(await store.embeddings.replace({ fileId: a, contentHash: 'stale', embeddingModel: 'transformer:new', chunks })).to.equal(false);
+    expect(await store.files.get(a)).to.include({ embedding_model: 'static:old', chunk_count: 2 });
+    expect(await store.embeddings.chunkSummary()).to.deep.equal([
+      { model: 'static:old', dim: 100, chunks: 2 },
+      { model: 'transformer:new', dim: 32, chunks: 3 },
+    ]);
+  });
+
+  it('copies the chunks of identical content embedded with the new model', async () => {
+    expect(await store.embeddings.copy(c, a, 'h1')).to.equal(true);
+    expect(await store.files.get(a)).to.include({ embedding_model: 'transformer:new', chunk_count: 2 });
+    expect(await store.embeddings.countStale('transformer:new')).to.equal(1);
+    expect(await store.embeddings.copy(c, b, 'h1')).to.equal(false); // b has other content
+    expect(await store.files.get(b)).to.include({ embedding_model: 'static:old', chunk_count: 3 });
+  });
+});

@@ -5,11 +5,13 @@ import { createLogger } from './logger.js';
 import { SchemaTooNewError } from './store/migrate.js';
 import { PgvectorMissingError } from './store/engines/postgres.js';
 import { startService } from './service.js';
+import { pullModelCommand } from './commands/pull-model.js';
 
 const USAGE = `Usage: filesift [command] [options]
 
 Commands:
   serve        Start the service (default). Configuration comes from the environment (see README).
+  pull-model   Download the all-MiniLM-L6-v2 embedding model (see \`filesift pull-model --help\`).
 
 Options:
   -h, --help     Show this help
@@ -17,7 +19,7 @@ Options:
 
 /** Problems a user can fix get one clear line, not a stack trace. */
 function isUserFacing(err: unknown): err is Error {
-  return err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof PgvectorMissingError ||
+  return err instanceof ConfigError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) || err instanceof SchemaTooNewError || err instanceof PgvectorMissingError ||
     (err instanceof Error && /EADDRINUSE|EACCES|ECONNREFUSED|Cannot use the PostgreSQL server/.test(err.message));
 }
 
@@ -43,7 +45,19 @@ async function serve(): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
+/** Runs pull-model; Ctrl-C cancels the download cleanly (no partial file is kept). */
+async function pullModel(argv: string[]): Promise<void> {
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort();
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const code = await pullModelCommand(argv, process.env, { stdout: process.stdout, stderr: process.stderr }, controller.signal);
+  process.exit(code);
+}
+
 async function main(argv: string[]): Promise<void> {
+  // Commands other than serve parse their own options.
+  if (argv[0] === 'pull-model') return pullModel(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -14,7 +14,16 @@ export interface EventMap {
   index_run_started: { run_id: string; kind: IndexRunKind; path: string; force: boolean };
   /** At most once a second per run. `total` grows while the walk is still finding files (`total_final` false). */
   index_run_progress: IndexRunCounts & { run_id: string; total: number; total_final: boolean; files_per_second: number; eta_seconds: number | null };
-  index_run_completed: IndexRunCounts & { run_id: string; kind: IndexRunKind; path: string; total: number; duration_seconds: number; cancelled: boolean };
+  index_run_completed: IndexRunCounts & {
+    run_id: string;
+    kind: IndexRunKind;
+    path: string;
+    total: number;
+    duration_seconds: number;
+    cancelled: boolean;
+    /** Where the time went, summed over the run's files (with several threads the sum exceeds the duration). */
+    stage_seconds: IndexRunStageSeconds;
+  };
 
   // Per file. Stage events of a large run are rate-limited (see README); file_failed is never dropped.
   file_parsing: FileEventBase;
@@ -37,6 +46,15 @@ export interface EventMap {
 }
 
 export type IndexRunKind = 'directory' | 'file' | 'watch' | 'reconcile' | 'queue' | 'filters' | 'reembed';
+
+export interface IndexRunStageSeconds {
+  /** Title, summary and keywords (in the pipeline threads). */
+  analyze: number;
+  /** Chunking and embedding (in the pipeline threads). */
+  embed: number;
+  /** Writing files and their chunks to the database. */
+  store: number;
+}
 
 export interface IndexRunCounts {
   processed: number;

@@ -267,11 +267,14 @@ export class Indexer {
   ): Promise<FileOutcome> {
     const enriched = await this.deps.pool.enrich({ doc, analyze: this.#analyzeOptions(settings), embed: model !== null }, timing);
     if (!enriched.ok) return this.#fail(filePath, run, doc, mtimeMs, enriched.code, enriched.reason);
-    const { analysis, chunks, embedder } = enriched.value;
+    const { analysis, chunks, embedder, timings } = enriched.value;
+    run.addStageTime('analyze', timings.analyzeMs);
+    run.addStageTime('embed', timings.embedMs);
     run.fileEvent('file_summarized', { path: filePath, title: analysis.title, provider: analysis.provider, fallback_reason: analysis.fallbackReason ?? null });
     const embeddingModel = embedder ? `${embedder.kind}:${embedder.model}` : '';
     if (embedder) run.fileEvent('file_embedded', { path: filePath, chunks: chunks.length, model: embeddingModel });
 
+    const storeStart = performance.now();
     const id = await this.deps.store.files.saveIndexed({
       facts: doc,
       mtimeMs,
@@ -287,6 +290,7 @@ export class Indexer {
       embeddingModel,
       chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
     });
+    run.addStageTime('store', performance.now() - storeStart);
     run.record('indexed');
     run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: chunks.length, reused: false });
     return 'indexed';
@@ -322,15 +326,18 @@ export class Indexer {
         run.fileFailed({ path: source.path, file_id: id, code: embedded.code, error: embedded.reason });
         return 'failed';
       }
-      const { chunks, embedder } = embedded.value;
+      const { chunks, embedder, embedMs } = embedded.value;
+      run.addStageTime('embed', embedMs);
       const embeddingModel = `${embedder.kind}:${embedder.model}`;
       run.fileEvent('file_embedded', { path: source.path, chunks: chunks.length, model: embeddingModel });
+      const storeStart = performance.now();
       const written = await store.embeddings.replace({
         fileId: id,
         contentHash: hash,
         embeddingModel,
         chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
       });
+      run.addStageTime('store', performance.now() - storeStart);
       if (!written) {
         run.record('skipped'); // its content changed meanwhile: the indexing of the new content embeds it
         return 'skipped';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus } from '../events/bus.js';
-import type { EventMap, IndexRunCounts, IndexRunKind } from '../events/types.js';
+import type { EventMap, IndexRunCounts, IndexRunKind, IndexRunStageSeconds } from '../events/types.js';
 
 /** Per-file stage events a run may send per second (plus a burst); the rest are counted in progress only. */
 export const FILE_EVENTS_PER_SECOND = 20;
@@ -19,6 +19,8 @@ export class IndexRun {
   readonly id = randomUUID();
   readonly startedAt = Date.now();
   readonly counts: IndexRunCounts = { processed: 0, indexed: 0, skipped: 0, failed: 0, removed: 0 };
+  /** Time spent per stage, summed over the run's files (seconds; with N threads the sum can exceed the run). */
+  readonly stageSeconds: IndexRunStageSeconds = { analyze: 0, embed: 0, store: 0 };
   #total = 0;
   #totalFinal = false;
   #tokens = FILE_EVENT_BURST;
@@ -69,6 +71,11 @@ export class IndexRun {
     this.bus.publish('file_failed', { ...data, run_id: this.id });
   }
 
+  /** Adds a file's time in a stage (ms): analyze and embed as measured in the worker, store around the write. */
+  addStageTime(stage: keyof IndexRunStageSeconds, ms: number): void {
+    this.stageSeconds[stage] += ms / 1000;
+  }
+
   record(outcome: FileOutcome): void {
     if (outcome === 'removed') {
       this.counts.removed++;
@@ -113,6 +120,11 @@ export class IndexRun {
       ...this.counts,
       duration_seconds: Math.round((Date.now() - this.startedAt) / 100) / 10,
       cancelled: this.signal.aborted,
+      stage_seconds: {
+        analyze: Math.round(this.stageSeconds.analyze * 1000) / 1000,
+        embed: Math.round(this.stageSeconds.embed * 1000) / 1000,
+        store: Math.round(this.stageSeconds.store * 1000) / 1000,
+      },
     });
   }
 }

@@ -67,7 +67,10 @@ forEachEngine('indexing runs', (engine) => {
     expect(await t.service.store.api.files.known([tree.path('.env')])).to.deep.equal([]);
     const failed = events.filter((e) => e.type === 'file_failed');
     expect(failed.map((e) => (e.data as { path: string }).path)).to.deep.equal([tree.path('broken.pdf')]);
-    expect(events.some((e) => e.type === 'index_run_completed')).to.equal(true);
+    const completed = events.find((e) => e.type === 'index_run_completed');
+    expect(completed?.type === 'index_run_completed' && completed.data.stage_seconds).to.satisfy(
+      (stages: Record<string, number>) => ['analyze', 'embed', 'store'].every((stage) => stages[stage]! > 0),
+    );
   });
 
   it('reuses the text and embeddings of identical content at another path', async () => {

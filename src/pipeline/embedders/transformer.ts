@@ -80,6 +80,12 @@ export class TransformerEmbedder implements Embedder {
   private readonly overlap: number;
   private readonly maxTitleTokens: number;
   private readonly batchSize: number;
+  /**
+   * Token ids of the latest chunk() result by chunk text (one document's worth), so the embed() call that
+   * follows does not tokenise the same text a second time (windows break between words, so a window's ids are
+   * exactly its words' ids).
+   */
+  private readonly lastChunkIds = new Map<string, number[]>();
 
   private constructor(
     readonly info: EmbedderInfo,
@@ -136,24 +142,41 @@ export class TransformerEmbedder implements Embedder {
     const titleWords = this.tokenizer.words(title);
     let titleTokens = 0;
     let titleEnd = 0;
+    const titleIds: number[] = [];
     for (const w of titleWords) {
       if (titleTokens + w.ids.length > this.maxTitleTokens) break;
       titleTokens += w.ids.length;
       titleEnd = w.end;
+      titleIds.push(...w.ids);
     }
     const prefix = titleEnd > 0 ? `${title.slice(0, titleEnd)}\n` : '';
     const budget = this.maxTokens - 2 - titleTokens;
     const words = this.tokenizer.words(text);
-    if (words.length === 0) return prefix === '' ? [] : [{ index: 0, text: prefix.trimEnd(), start: 0, end: 0 }];
+    this.lastChunkIds.clear();
+    if (words.length === 0) {
+      if (prefix === '') return [];
+      this.remember(prefix.trimEnd(), titleIds);
+      return [{ index: 0, text: prefix.trimEnd(), start: 0, end: 0 }];
+    }
     return windows(words.map((w) => w.ids.length), budget, this.overlap).map(([first, last], index) => {
       const start = (words[first] as TokenizedWord).start;
       const end = (words[last] as TokenizedWord).end;
-      return { index, text: prefix + text.slice(start, end), start, end };
+      const chunkText = prefix + text.slice(start, end);
+      const ids = titleIds.slice();
+      for (let i = first; i <= last; i++) for (const id of (words[i] as TokenizedWord).ids) ids.push(id);
+      this.remember(chunkText, ids);
+      return { index, text: chunkText, start, end };
     });
   }
 
+  /** What encode() would give for the chunk text: [CLS] ids [SEP], cut to maxTokens. */
+  private remember(chunkText: string, ids: number[]): void {
+    const cut = ids.length > this.maxTokens - 2 ? ids.slice(0, this.maxTokens - 2) : ids;
+    this.lastChunkIds.set(chunkText, [this.tokenizer.clsId, ...cut, this.tokenizer.sepId]);
+  }
+
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((t) => this.tokenizer.encode(t, this.maxTokens));
+    const encoded = texts.map((t) => this.lastChunkIds.get(t) ?? this.tokenizer.encode(t, this.maxTokens));
     // Longest first, so each batch pads to lengths close to its own.
     const order = encoded.map((_, i) => i).sort((a, b) => (encoded[b]?.length ?? 0) - (encoded[a]?.length ?? 0));
     const result: Float32Array[] = new Array<Float32Array>(texts.length);

@@ -196,6 +196,18 @@ describe('TransformerEmbedder', () => {
       ]);
     });
 
+    it('hands embed() the very ids a fresh tokenisation of each chunk gives (long text, long word, title only)', async () => {
+      const { title, text } = longDocument();
+      const cases: [string, string][] = [[text, title], [`short ${'x'.repeat(2000)} word`, 'A title'], ['', 'Holiday photo']];
+      for (const [body, heading] of cases) {
+        const texts = embedder.chunk(body, heading).map((c) => c.text);
+        const remembered = await embedder.embed(texts); // right after chunk(): its ids are reused
+        embedder.chunk('something else', '');
+        const fresh = await embedder.embed(texts); // tokenised from the text
+        expect(remembered.map((v) => Array.from(v))).to.deep.equal(fresh.map((v) => Array.from(v)));
+      }
+    });
+
     it('cuts an overlong title at a word within 32 tokens', () => {
       const title = 'alpha '.repeat(60).trim();
       const [c] = embedder.chunk('body text', title);

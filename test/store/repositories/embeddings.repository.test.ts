@@ -96,6 +96,15 @@ forEachEngine('embeddings repository', (engine) => {
     ]);
   });
 
+  it('stores every float32 of a vector exactly (the literal is shortened, not rounded)', async () => {
+    const embedding = Float32Array.from({ length: 384 }, (_, i) => Math.sin(i * 12.9898) * 43758.5453 % 1e-3 + (i % 7 === 0 ? 1e-9 : 0));
+    const chunks = [{ index: 0, start: 0, end: 3, text: 'new', embedding }];
+    await store.embeddings.replace({ fileId: b, contentHash: 'h2', embeddingModel: 'transformer:new', chunks });
+    const { rows } = await db.query<{ embedding: string }>('SELECT embedding::text AS embedding FROM chunks WHERE file_id = $1', [b]);
+    const stored = Float32Array.from(JSON.parse(rows[0]!.embedding) as number[]);
+    expect(Array.from(stored)).to.deep.equal(Array.from(embedding));
+  });
+
   it('copies the chunks of identical content embedded with the new model', async () => {
     expect(await store.embeddings.copy(c, a, 'h1')).to.equal(true);
     expect(await store.files.get(a)).to.include({ embedding_model: 'transformer:new', chunk_count: 2 });

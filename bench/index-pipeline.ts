@@ -1,0 +1,339 @@
+/**
+ * Indexing throughput of the whole pipeline (walk → parse → analyze → embed → store), through the real service
+ * in-process on a fresh PGlite database (or DATABASE_URL's server with --database-url), for each embedder and
+ * thread count, next to the bare model alone on the same chunks with the same thread count.
+ *
+ *   npm run bench:index -- [DIR] [--limit N] [--transformer-limit N] [--threads 1,2] [--embedders static,int8,fp32]
+ *                          [--database-url URL]
+ *
+ * DIR defaults to ../shared/datasets/scifact/files (5,183 abstracts). --limit caps every run's corpus (default:
+ * all of it), --transformer-limit the transformer runs' (default 500: they are slow on 2 cores). The transformer is
+ * a generated graph of exactly all-MiniLM-L6-v2's shape (random weights cost the same compute), int8 and fp32.
+ *
+ * Each (embedder, threads) pair runs in a child process of its own, so peak RSS and CPU time are its own:
+ *   1. start the service, warm every pipeline thread up on a few synthetic files (model loads are not timed);
+ *   2. index the corpus, timed: files/s, chunks/s, MB/s, CPU seconds (all threads), peak RSS;
+ *   3. re-chunk the stored text and title of every file exactly as the pipeline did, tokenise, batch per file as
+ *      the embedder does, and run plain ONNX sessions on N threads (bench/lib/bare-model.ts): the ceiling;
+ *   4. pipeline/bare = pipeline chunks/s ÷ bare chunks/s; pipeline/bare CPU = bare CPU per chunk ÷ pipeline's;
+ *   5. a second table: a file's CPU time by stage, each stage measured alone (bench/lib/breakdown.ts), the vector
+ *      index build as timed in the run, and the rest (threads handing work over, messages, garbage collection).
+ * The machine is shared and noisy: compare ratios within a run, not absolute numbers across runs.
+ */
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { defaultBuiltinDir } from '../src/pipeline/embedders/index.js';
+import { readStaticMeta, StaticEmbedder } from '../src/pipeline/embedders/static.js';
+import { readModelConfig, TransformerEmbedder } from '../src/pipeline/embedders/transformer.js';
+import type { Embedder } from '../src/pipeline/embedders/types.js';
+import { WordPieceTokenizer } from '../src/pipeline/embedders/wordpiece.js';
+import { startService } from '../src/service.js';
+import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
+import { sharedPath } from '../test/helpers/shared.js';
+import { batchesOf, runBare } from './lib/bare-model.js';
+import { stageBreakdown, type Breakdown } from './lib/breakdown.js';
+
+type EmbedderName = 'static' | 'int8' | 'fp32';
+
+interface ChildConfig {
+  embedder: EmbedderName;
+  modelDir: string | null;
+  threads: number;
+  corpus: string;
+  databaseUrl: string | null;
+}
+
+interface ChildResult {
+  embedder: EmbedderName;
+  threads: number;
+  files: number;
+  failed: number;
+  bytes: number;
+  chunks: number;
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+  bare: { files: number; chunks: number; seconds: number; cpuSeconds: number };
+  breakdown: Breakdown;
+  /** Wall time of building the vector index at the end of the run (PGlite: one thread). */
+  indexBuildSeconds: number;
+  /** The run's own account: analyze and embed (chunk + model + pooling) in the pipeline threads, store writes. */
+  stageSeconds: { analyze: number; embed: number; store: number };
+}
+
+const RESULT = 'RESULT ';
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+function positiveInt(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  return n;
+}
+
+/** Regular files under dir, sorted by path. */
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+/** The first `limit` files of the corpus, copied into a temp folder (or the corpus itself when all are used). */
+async function corpusOf(dir: string, files: string[], limit: number, tmp: string): Promise<string> {
+  if (limit >= files.length) return dir;
+  const target = path.join(tmp, `corpus-${limit}`);
+  for (const file of files.slice(0, limit)) {
+    const to = path.join(target, path.relative(dir, file));
+    await mkdir(path.dirname(to), { recursive: true });
+    await copyFile(file, to);
+  }
+  return target;
+}
+
+// ---------------------------------------------------------------------------------------------- child process
+
+/** Files of distinct, ordinary text that make every pipeline thread load its parser, analyzer and embedder. */
+async function warmupDir(root: string, count: number): Promise<string> {
+  const dir = path.join(root, 'warmup');
+  await mkdir(dir, { recursive: true });
+  const words = 'lighthouse keeper harbour storm lantern tide rocks vessel beacon coast shipping night signal fog'.split(' ');
+  for (let i = 0; i < count; i++) {
+    const text = Array.from({ length: 400 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(' ');
+    await writeFile(path.join(dir, `warmup-${i}.txt`), `Warm-up ${i}\n\n${text}.\n`);
+  }
+  return dir;
+}
+
+/** Token rows of a file's chunks, as the embedder feeds them to its session. */
+type Tokenize = (text: string) => number[];
+
+async function child(config: ChildConfig): Promise<ChildResult> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-index-'));
+  try {
+    const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', FILESIFT_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    if (config.modelDir) env.FILESIFT_MODEL_DIR = config.modelDir;
+    if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;
+    const serviceConfig = loadConfig(env);
+    const service = await startService(serviceConfig, { logger: createLogger(serviceConfig.logLevel), modelCheckIntervalMs: 0 });
+    const update = await service.settings.update({ 'queue.max_concurrency': config.threads });
+    if (!update.ok) throw new Error(`cannot set the thread count: ${JSON.stringify(update)}`);
+    await service.embedderReady;
+    const expected = config.embedder === 'static' ? 'static:' : 'transformer:';
+    if (!service.embedders.active.identity?.startsWith(expected)) throw new Error(`wrong embedder: ${service.embedders.active.identity}`);
+
+    // File runs, not a directory run: a directory run builds the vector index at its end, and the measured run
+    // must start from an empty database (the initial indexing of a corpus, its index built once at the end).
+    const warm = await warmupDir(dataDir, config.threads * 4);
+    for (const file of await listFiles(warm)) service.indexing.startFile(file, { force: false });
+    await service.indexing.settled();
+    const chunksBefore = (await service.store.api.embeddings.chunkSummary()).reduce((n, s) => n + s.chunks, 0);
+
+    // The vector index is built once, at the end of the run: time it (the IndexingService calls through this object).
+    let indexBuildSeconds = 0;
+    const files_ = service.store.api.files;
+    const ensureVectorIndex = files_.ensureVectorIndex.bind(files_);
+    files_.ensureVectorIndex = async (dimension) => {
+      const start = performance.now();
+      try {
+        return await ensureVectorIndex(dimension);
+      } finally {
+        indexBuildSeconds += (performance.now() - start) / 1000;
+      }
+    };
+
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    const run = service.indexing.startDirectory(config.corpus, { kind: 'directory', force: false });
+    await service.indexing.settled();
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(c0);
+    const peakRssMb = process.resourceUsage().maxRSS / 1024;
+    const chunks = (await service.store.api.embeddings.chunkSummary()).reduce((n, s) => n + s.chunks, 0) - chunksBefore;
+    const known = (await service.store.api.files.knownUnder(config.corpus)).sort((a, b) => a.id - b.id);
+    const bytes = known.reduce((n, k) => n + k.size, 0);
+
+    // The bare model's input: the very chunks the pipeline made, from the stored text and title.
+    const { embedder, tokenize, batchSize, modelPath, output } = await bareSetup(config);
+    const files: number[][][][] = [];
+    const paths: string[] = [];
+    for (const k of known) {
+      if (k.status !== 'indexed') continue;
+      const source = await service.store.api.embeddings.source(k.id);
+      if (!source) continue;
+      const rows = embedder.chunk(source.content, source.title).map((c) => tokenize(c.text));
+      if (rows.length > 0) files.push(batchesOf(rows, batchSize));
+      paths.push(k.path);
+    }
+    await service.close('benchmark done');
+    const breakdown = await stageBreakdown(paths.slice(0, 200), embedder);
+    await embedder.close();
+    const bare = await runBare({ modelPath, output, threads: config.threads, files });
+
+    return {
+      embedder: config.embedder,
+      threads: config.threads,
+      files: run.counts.processed,
+      failed: run.counts.failed,
+      bytes,
+      chunks,
+      seconds,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      peakRssMb,
+      bare: { files: files.length, chunks: bare.chunks, seconds: bare.seconds, cpuSeconds: bare.cpuSeconds },
+      breakdown,
+      indexBuildSeconds,
+      stageSeconds: { ...run.stageSeconds },
+    };
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function bareSetup(config: ChildConfig): Promise<{ embedder: Embedder; tokenize: Tokenize; batchSize: number; modelPath: string; output: string }> {
+  if (config.modelDir) {
+    const embedder = await TransformerEmbedder.load(config.modelDir);
+    const tokenizer = WordPieceTokenizer.fromVocabFile(path.join(config.modelDir, 'vocab.txt'), readModelConfig(config.modelDir).tokenizer);
+    // TransformerEmbedder defaults: windows of at most 256 tokens, batches of 8.
+    return { embedder, tokenize: (t) => tokenizer.encode(t, 256), batchSize: 8, modelPath: path.join(config.modelDir, 'model.onnx'), output: 'last_hidden_state' };
+  }
+  const dir = defaultBuiltinDir();
+  const meta = readStaticMeta(dir);
+  if (!meta) throw new Error('the built-in embedder is not built');
+  const embedder = await StaticEmbedder.load(dir);
+  return { embedder, tokenize: (t) => embedder.tokenizer.ids(t), batchSize: 64, modelPath: path.join(dir, 'model.onnx'), output: meta.graph.output };
+}
+
+// --------------------------------------------------------------------------------------------- parent process
+
+function runChild(config: ChildConfig): Promise<ChildResult> {
+  const script = fileURLToPath(import.meta.url);
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [script, '--child', JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(RESULT));
+      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT.length)) as ChildResult);
+      else reject(new Error(`benchmark child for ${config.embedder}/${config.threads} exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function row(r: ChildResult): Record<string, string | number> {
+  const chunksPerSecond = r.chunks / r.seconds;
+  const bareChunksPerSecond = r.bare.chunks / r.bare.seconds;
+  return {
+    embedder: r.embedder === 'static' ? 'built-in static' : `MiniLM-L6 shape ${r.embedder}`,
+    threads: r.threads,
+    files: r.files,
+    chunks: r.chunks,
+    MB: round(r.bytes / 1e6),
+    'files/s': round(r.files / r.seconds),
+    'chunks/s': round(chunksPerSecond),
+    'MB/s': round(r.bytes / 1e6 / r.seconds, 2),
+    'CPU s': round(r.cpuSeconds),
+    'CPU ms/file': round((r.cpuSeconds * 1000) / r.files, 2),
+    'peak RSS MB': Math.round(r.peakRssMb),
+    'bare chunks/s': round(bareChunksPerSecond),
+    'pipeline/bare': round(chunksPerSecond / bareChunksPerSecond, 2),
+    // CPU time per chunk, bare over pipeline: steadier than wall time when other processes share the cores.
+    'pipeline/bare CPU': round(r.bare.cpuSeconds / r.bare.chunks / (r.cpuSeconds / r.chunks), 2),
+  };
+}
+
+/** CPU ms per file by stage; 'orchestration' is what the pipeline spent beyond the stages measured alone. */
+function breakdownRow(r: ChildResult): Record<string, string | number> {
+  const b = r.breakdown;
+  const pipeline = (r.cpuSeconds * 1000) / r.files;
+  const model = (r.bare.cpuSeconds * 1000) / r.files;
+  const indexBuild = (r.indexBuildSeconds * 1000) / r.files;
+  const stages = b.parseMs + b.analyzeMs + b.chunkMs + b.storeMs + indexBuild;
+  return {
+    embedder: r.embedder,
+    threads: r.threads,
+    'pipeline CPU ms/file': round(pipeline, 2),
+    'model (bare)': round(model, 2),
+    // Chunking + model + pooling inside the pipeline threads (wall): above the bare model when threads compete.
+    'embed in pipeline': round((r.stageSeconds.embed * 1000) / r.files, 2),
+    parse: round(b.parseMs, 2),
+    analyze: round(b.analyzeMs, 2),
+    'chunk+tokenize': round(b.chunkMs, 2),
+    'store write': round(b.storeMs, 2),
+    'vector index build': round(indexBuild, 2),
+    'rest (threads, messages, GC)': round(pipeline - model - stages, 2),
+    'model share': `${Math.round((model / pipeline) * 100)}%`,
+  };
+}
+
+async function parent(args: string[]): Promise<void> {
+  const positional = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1]!.startsWith('--')));
+  const dir = path.resolve(positional ?? sharedPath('datasets', 'scifact', 'files'));
+  const all = await listFiles(dir);
+  const limit = positiveInt(option(args, 'limit'), all.length, 'limit');
+  const transformerLimit = Math.min(limit, positiveInt(option(args, 'transformer-limit'), 500, 'transformer-limit'));
+  const threadCounts = (option(args, 'threads') ?? '1,2').split(',').map((t) => positiveInt(t, 1, 'threads'));
+  const embedders = (option(args, 'embedders') ?? 'static,int8,fp32').split(',') as EmbedderName[];
+  for (const e of embedders) if (!['static', 'int8', 'fp32'].includes(e)) throw new Error(`unknown embedder ${e}`);
+  const databaseUrl = option(args, 'database-url') ?? null;
+
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-corpus-'));
+  try {
+    const rows: Record<string, string | number>[] = [];
+    const results: ChildResult[] = [];
+    for (const embedder of embedders) {
+      const n = embedder === 'static' ? limit : transformerLimit;
+      const corpus = await corpusOf(dir, all, n, tmp);
+      let modelDir: string | null = null;
+      if (embedder !== 'static') {
+        modelDir = path.join(tmp, `minilm-${embedder}`);
+        const vocab = sharedPath('models', 'all-MiniLM-L6-v2-tokenizer', 'vocab.txt');
+        writeBertModelDir(modelDir, { ...MINILM_L6, quantized: embedder === 'int8' }, vocab);
+        const size = (await stat(path.join(modelDir, 'model.onnx'))).size;
+        console.error(`generated ${embedder} graph of all-MiniLM-L6-v2's shape (${round(size / 1e6)} MB)`);
+      }
+      for (const threads of threadCounts) {
+        console.error(`${embedder}, ${threads} thread(s), ${n} files from ${dir} ...`);
+        const result = await runChild({ embedder, modelDir, threads, corpus, databaseUrl });
+        results.push(result);
+        rows.push(row(result));
+        console.error(JSON.stringify(rows[rows.length - 1]));
+      }
+    }
+    console.table(rows);
+    console.log('CPU milliseconds per file, by stage (each measured alone on one thread; model = the bare run):');
+    console.table(results.map(breakdownRow));
+    const scaling = embedders.flatMap((e) => {
+      const one = results.find((r) => r.embedder === e && r.threads === 1);
+      const two = results.find((r) => r.embedder === e && r.threads === 2);
+      return one && two ? [`${e}: ${round(two.chunks / two.seconds / (one.chunks / one.seconds), 2)}x pipeline, ${round(two.bare.chunks / two.bare.seconds / (one.bare.chunks / one.bare.seconds), 2)}x bare`] : [];
+    });
+    if (scaling.length > 0) console.log(`2 threads vs 1: ${scaling.join('; ')}`);
+    console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}); load average (1 min) at the end: ${os.loadavg()[0]?.toFixed(2)}`);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+const args = process.argv.slice(2);
+const childIndex = args.indexOf('--child');
+const main = childIndex >= 0 ? child(JSON.parse(args[childIndex + 1]!) as ChildConfig).then((r) => void process.stdout.write(`${RESULT}${JSON.stringify(r)}\n`)) : parent(args);
+main.then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

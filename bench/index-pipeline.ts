@@ -16,7 +16,8 @@
  *   3. re-chunk the stored text and title of every file exactly as the pipeline did, tokenise, batch per file as
  *      the embedder does, and run plain ONNX sessions on N threads (bench/lib/bare-model.ts): the ceiling;
  *   4. pipeline/bare = pipeline chunks/s ÷ bare chunks/s; pipeline/bare CPU = bare CPU per chunk ÷ pipeline's;
- *   5. a second table: a file's CPU time by stage, each stage measured alone (bench/lib/breakdown.ts), the vector
+ *   5. a second table: a file's CPU time by stage, each stage measured alone on up to 300 of the files spread over
+ *      the corpus (bench/lib/breakdown.ts), the vector
  *      index build as timed in the run, and the rest (threads handing work over, messages, garbage collection).
  * The machine is shared and noisy: compare ratios within a run, not absolute numbers across runs.
  */
@@ -36,7 +37,7 @@ import { startService } from '../src/service.js';
 import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
 import { sharedPath } from '../test/helpers/shared.js';
 import { batchesOf, runBare } from './lib/bare-model.js';
-import { stageBreakdown, type Breakdown } from './lib/breakdown.js';
+import { spread, stageBreakdown, type Breakdown } from './lib/breakdown.js';
 
 type EmbedderName = 'static' | 'int8' | 'fp32';
 
@@ -176,7 +177,7 @@ async function child(config: ChildConfig): Promise<ChildResult> {
       paths.push(k.path);
     }
     await service.close('benchmark done');
-    const breakdown = await stageBreakdown(paths.slice(0, 200), embedder);
+    const breakdown = await stageBreakdown(spread(paths, 300), embedder);
     await embedder.close();
     const bare = await runBare({ modelPath, output, threads: config.threads, files });
 

@@ -44,5 +44,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '70000' })).to.throw(ConfigError, /PORT/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(ConfigError, /LOG_LEVEL/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).to.throw(ConfigError, /DATABASE_URL/);
+    expect(() => loadConfig({ FILESIFT_MODEL_PULL: 'always' })).to.throw(ConfigError, /FILESIFT_MODEL_PULL must be one of off, auto/);
+    expect(() => loadConfig({ FILESIFT_MODEL_VARIANT: 'fp16' })).to.throw(ConfigError, /FILESIFT_MODEL_VARIANT/);
+    expect(() => loadConfig({ FILESIFT_MODEL_BASE_URL: 'ftp://x' })).to.throw(ConfigError, /FILESIFT_MODEL_BASE_URL/);
+  });
+
+  it('reads the model download variables, off by default', () => {
+    expect(loadConfig({})).to.include({ modelPull: 'off', modelVariant: 'int8', modelBaseUrl: null, modelManifest: null });
+    expect(
+      loadConfig({ FILESIFT_MODEL_PULL: 'AUTO', FILESIFT_MODEL_VARIANT: 'fp32', FILESIFT_MODEL_BASE_URL: 'https://mirror.lan/m', FILESIFT_MODEL_MANIFEST: '/etc/m.json' }),
+    ).to.include({ modelPull: 'auto', modelVariant: 'fp32', modelBaseUrl: 'https://mirror.lan/m', modelManifest: '/etc/m.json' });
   });
 });

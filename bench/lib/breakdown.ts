@@ -23,14 +23,22 @@ export interface Breakdown {
   storeMs: number;
 }
 
+const WARMUP = 20;
+
+/** Up to n items spread evenly over the list (a heterogeneous corpus is not sorted by kind). */
+export function spread<T>(items: T[], n: number): T[] {
+  if (items.length <= n) return items;
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)] as T);
+}
+
 const cpuMs = (): number => {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1000;
 };
 
-/** Runs fn over the items twice (the first pass warms the JIT and caches up) and answers the second's CPU ms/item. */
+/** Runs fn over the first items to warm the JIT and caches up, then over all of them: CPU ms per item. */
 async function perItem<T, R>(items: T[], fn: (item: T, i: number) => Promise<R> | R): Promise<{ ms: number; results: R[] }> {
-  for (const [i, item] of items.entries()) await fn(item, i);
+  for (const [i, item] of items.slice(0, WARMUP).entries()) await fn(item, i);
   const results: R[] = [];
   const c0 = cpuMs();
   for (const [i, item] of items.entries()) results.push(await fn(item, i));
@@ -53,17 +61,18 @@ export async function stageBreakdown(files: string[], embedder: Embedder): Promi
     const store = await openStore(db);
     const dimension = embedder.info.dimension;
     const model = `${embedder.info.kind}:${embedder.info.model}`;
-    let round = 0;
+    let writes = 0;
     const write = async (d: ParsedDocument, i: number): Promise<void> => {
       const pieces = chunk.results[i] ?? [];
-      // Each round writes new paths and hashes: inserts, as a first indexing does.
-      const facts = { ...d, path: `${d.path}#${round}` };
-      await store.files.findByHash(`${d.contentHash}${round}`, model, facts.path);
+      // Every write is a new path and hash: inserts, as a first indexing does.
+      const n = writes++;
+      const facts = { ...d, path: `${d.path}#${n}` };
+      await store.files.findByHash(`${d.contentHash}${n}`, model, facts.path);
       await store.files.saveIndexed({
         facts,
         mtimeMs: Date.parse(d.modified),
         jobId: null,
-        contentHash: `${d.contentHash}${round}`,
+        contentHash: `${d.contentHash}${n}`,
         format: d.format,
         mime: d.mime,
         text: d.text,
@@ -74,7 +83,6 @@ export async function stageBreakdown(files: string[], embedder: Embedder): Promi
         embeddingModel: model,
         chunks: pieces.map((p) => ({ ...p, embedding: Float32Array.from({ length: dimension }, (_, k) => Math.sin(k + i)) })),
       });
-      if (i === docs.length - 1) round++;
     };
     const store_ = await perItem(docs, write);
     return { files: docs.length, parseMs: parse.ms, analyzeMs: analysis.ms, chunkMs: chunk.ms, storeMs: store_.ms };

@@ -1,22 +1,29 @@
 /**
  * Thread entry of the piscina pipeline pool: one task = one stage pair for one file (see src/pipeline/task.ts).
- * The embedder is loaded once per thread, on first use. A model change starts a fresh pool (new workerData).
+ * The embedder is loaded once per thread, on first use, from where the task says; a task naming another source
+ * (the model changed) closes it and loads that one. A thread runs one task at a time, so nothing else uses the
+ * embedder being closed.
  */
-import { workerData } from 'piscina';
 import { loadEmbedder } from '../src/pipeline/embedders/index.js';
 import type { Embedder, EmbedderInfo } from '../src/pipeline/embedders/types.js';
-import { embedText, enrich, prepare, type EmbedResult, type EnrichResult, type PipelineTask } from '../src/pipeline/task.js';
+import { embedText, enrich, prepare, type EmbedderSource, type EmbedResult, type EnrichResult, type PipelineTask } from '../src/pipeline/task.js';
 import type { ParseOutcome } from '../src/pipeline/types.js';
-import type { PipelineWorkerData } from '../src/pipeline/pool.js';
 
-const options = workerData as PipelineWorkerData;
-let embedder: Promise<Embedder> | null = null;
+let loaded: { key: string; embedder: Promise<Embedder> } | null = null;
 
-function getEmbedder(): Promise<Embedder> {
-  embedder ??= loadEmbedder({ modelDir: options.modelDir ?? undefined, builtinDir: options.builtinDir, intraOpThreads: 1 });
-  // A failed load is retried on the next task rather than cached forever.
-  embedder.catch(() => (embedder = null));
-  return embedder;
+function getEmbedder(source: EmbedderSource): Promise<Embedder> {
+  const key = `${source.generation}\0${source.modelDir ?? ''}\0${source.builtinDir}`;
+  if (loaded?.key !== key) {
+    loaded?.embedder.then((e) => e.close()).catch(() => undefined);
+    const embedder = loadEmbedder({ modelDir: source.modelDir ?? undefined, builtinDir: source.builtinDir, intraOpThreads: 1 });
+    const current = { key, embedder };
+    loaded = current;
+    // A failed load is retried on the next task rather than cached forever.
+    embedder.catch(() => {
+      if (loaded === current) loaded = null;
+    });
+  }
+  return loaded.embedder;
 }
 
 export default async function run(task: PipelineTask): Promise<ParseOutcome | EnrichResult | EmbedResult | EmbedderInfo> {
@@ -24,10 +31,10 @@ export default async function run(task: PipelineTask): Promise<ParseOutcome | En
     case 'prepare':
       return prepare(task);
     case 'enrich':
-      return enrich(task, task.embed ? await getEmbedder() : null);
+      return enrich(task, task.embed ? await getEmbedder(task.embedder) : null);
     case 'embed':
-      return embedText(task.text, task.title, await getEmbedder());
+      return embedText(task.text, task.title, await getEmbedder(task.embedder));
     case 'probe':
-      return (await getEmbedder()).info;
+      return (await getEmbedder(task.embedder)).info;
   }
 }

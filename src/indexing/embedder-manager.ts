@@ -1,7 +1,7 @@
 /**
  * Owns the choice of the active embedder while the service runs. At start and whenever the model folder
  * changes (a pull finished, the files were added or removed) it re-resolves the embedder; on a change it
- * restarts the pipeline threads on the new model (PipelinePool.reload), checks that a transformer really
+ * points the pipeline threads at the new model (PipelinePool.useEmbedder), checks that a transformer really
  * loads (a probe task: its real dimension, or a fallback to the built-in embedder with the reason), publishes
  * `embedder_changed` and calls onChange (the service starts a background re-embed there).
  */
@@ -110,13 +110,11 @@ export class EmbedderManager {
     return next;
   }
 
-  /** Points the pipeline threads at `next` (tasks running on the old model finish there). */
+  /** Points the pipeline threads at `next` (tasks running on the old model finish with it). */
   #use(next: ActiveEmbedder): void {
     this.#active = next;
     this.#verified = !(next.description.ok && next.description.kind === 'transformer');
-    this.deps.pool.reload({ modelDir: next.modelDir, builtinDir: next.builtinDir }).catch((err: unknown) => {
-      this.deps.logger.error({ err }, 'error while stopping the previous pipeline threads');
-    });
+    this.deps.pool.useEmbedder({ modelDir: next.modelDir, builtinDir: next.builtinDir });
   }
 
   /** Loads a transformer once in a pipeline thread; when it cannot load, falls back to the built-in embedder. */

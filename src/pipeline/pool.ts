@@ -3,16 +3,13 @@ import { Piscina } from 'piscina';
 import { Limiter } from '../lib/limiter.js';
 import { workerPath } from '../paths.js';
 import type { EmbedderInfo } from './embedders/types.js';
-import type { EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask } from './task.js';
+import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask } from './task.js';
 import type { ParseOutcome } from './types.js';
 
-/** What every pipeline thread is started with. */
-export interface PipelineWorkerData {
-  modelDir: string | null;
-  builtinDir: string;
-}
+/** Where the threads load their embedder from. */
+export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
 
-export interface PipelinePoolOptions extends PipelineWorkerData {
+export interface PipelinePoolOptions extends EmbedderLocation {
   threads: number;
   /** The worker entry (default workers/pipeline.worker.js); tests substitute a misbehaving one. */
   workerFile?: string;
@@ -42,10 +39,12 @@ export interface RunOptions {
  */
 export class PipelinePool {
   #pool: Piscina;
-  /** Pools replaced by resize/reload, finishing their tasks. */
+  /** Pools replaced by resize, finishing their tasks. */
   readonly #draining = new Set<Piscina>();
   /** One task per thread is handed to piscina at a time, so a task's timeout counts its run, not its wait. */
   readonly #admission: Limiter;
+  /** Bumped by useEmbedder: the same folder may hold another model after a pull, so the path alone is no key. */
+  #generation = 0;
 
   constructor(private options: PipelinePoolOptions) {
     if (!Number.isInteger(options.threads) || options.threads < 1) {
@@ -56,13 +55,11 @@ export class PipelinePool {
   }
 
   static #create(options: PipelinePoolOptions): Piscina {
-    const workerData: PipelineWorkerData = { modelDir: options.modelDir, builtinDir: options.builtinDir };
     return new Piscina({
       filename: options.workerFile ?? workerPath('pipeline.worker'),
       minThreads: 1,
       maxThreads: options.threads,
       idleTimeout: 60_000,
-      workerData,
     });
   }
 
@@ -70,18 +67,18 @@ export class PipelinePool {
     return this.#run<ParseOutcome>({ kind: 'prepare', ...task }, options);
   }
 
-  enrich(task: Omit<EnrichTask, 'kind'>, options: RunOptions): Promise<TaskOutcome<EnrichResult>> {
-    return this.#run<EnrichResult>({ kind: 'enrich', ...task }, options);
+  enrich(task: Omit<EnrichTask, 'kind' | 'embedder'>, options: RunOptions): Promise<TaskOutcome<EnrichResult>> {
+    return this.#run<EnrichResult>({ kind: 'enrich', ...task, embedder: this.#embedderSource() }, options);
   }
 
   /** Re-embeds stored text (a model change): chunk + embed, no parsing or analysis. */
-  embed(task: Omit<EmbedTask, 'kind'>, options: RunOptions): Promise<TaskOutcome<EmbedResult>> {
-    return this.#run<EmbedResult>({ kind: 'embed', ...task }, options);
+  embed(task: Omit<EmbedTask, 'kind' | 'embedder'>, options: RunOptions): Promise<TaskOutcome<EmbedResult>> {
+    return this.#run<EmbedResult>({ kind: 'embed', ...task, embedder: this.#embedderSource() }, options);
   }
 
   /** Loads the embedder in a thread and answers what it is (or, as a task_error, why it cannot load). */
   probe(options: RunOptions): Promise<TaskOutcome<EmbedderInfo>> {
-    return this.#run<EmbedderInfo>({ kind: 'probe' }, options);
+    return this.#run<EmbedderInfo>({ kind: 'probe', embedder: this.#embedderSource() }, options);
   }
 
   async #run<R>(task: PipelineTask, options: RunOptions): Promise<TaskOutcome<R>> {
@@ -122,18 +119,6 @@ export class PipelinePool {
     await this.#retire(old);
   }
 
-  /**
-   * Switches the threads to another embedder (a model change): a fresh pool, started with the new workerData,
-   * takes new tasks at once; tasks already running finish on the old threads with the old model (their results
-   * say which model made them), then those threads stop.
-   */
-  async reload(data: PipelineWorkerData): Promise<void> {
-    const old = this.#pool;
-    this.options = { ...this.options, modelDir: data.modelDir, builtinDir: data.builtinDir };
-    this.#pool = PipelinePool.#create(this.options);
-    await this.#retire(old);
-  }
-
   async #retire(old: Piscina): Promise<void> {
     this.#draining.add(old);
     try {
@@ -143,9 +128,23 @@ export class PipelinePool {
     }
   }
 
+  /**
+   * Switches to another embedder (a model change): every task from now on names it, and each thread loads it
+   * when its next such task arrives (closing the previous one). Tasks already handed out finish with the model
+   * they started with; their results say which model made them. No thread is restarted.
+   */
+  useEmbedder(location: EmbedderLocation): void {
+    this.options = { ...this.options, modelDir: location.modelDir, builtinDir: location.builtinDir };
+    this.#generation += 1;
+  }
+
   /** What the threads load their embedder from. */
-  get workerData(): PipelineWorkerData {
+  get embedderLocation(): EmbedderLocation {
     return { modelDir: this.options.modelDir, builtinDir: this.options.builtinDir };
+  }
+
+  #embedderSource(): EmbedderSource {
+    return { ...this.embedderLocation, generation: this.#generation };
   }
 
   stats(): PoolStats {

@@ -4,7 +4,8 @@
  *   prepare: parse (detect type, extract text and metadata, hash the bytes)
  *   enrich:  analyze (title, summary, keywords) and embed (chunk embeddings)
  * Two more serve a model change: `embed` re-embeds text already stored (no parsing, no analysis), and `probe`
- * loads the thread's embedder and answers what it is (the real dimension, or why it cannot load).
+ * loads the embedder and answers what it is (the real dimension, or why it cannot load). Tasks that embed carry
+ * where the embedder comes from, so a model change is the next task's business, not a restart of the threads.
  * The store stage runs on the main side (the store actor writes; workers never touch the database).
  */
 import type { Embedder, EmbedderInfo } from './embedders/types.js';
@@ -18,9 +19,20 @@ export interface PrepareTask {
   parse: ParseOptions;
 }
 
+/** Where a thread loads its embedder from (the pool stamps it on each task: a model change needs no new threads). */
+export interface EmbedderSource {
+  /** A transformer model folder; null: the built-in embedder only. */
+  modelDir: string | null;
+  builtinDir: string;
+  /** Changes on every switch of the embedder: a thread whose loaded embedder has another generation reloads. */
+  generation: number;
+}
+
 export interface EnrichTask {
   kind: 'enrich';
   doc: ParsedDocument;
+  /** Set by the pool. */
+  embedder: EmbedderSource;
   analyze: Omit<AnalyzeOptions, 'signal'>;
   /** False when no embedder is available: the file is indexed for keyword search only. */
   embed: boolean;
@@ -34,10 +46,14 @@ export interface EmbedTask {
   text: string;
   /** The stored title, prepended to chunks as enrich does. */
   title: string;
+  /** Set by the pool. */
+  embedder: EmbedderSource;
 }
 
 export interface ProbeTask {
   kind: 'probe';
+  /** Set by the pool. */
+  embedder: EmbedderSource;
 }
 
 export type PipelineTask = PrepareTask | EnrichTask | EmbedTask | ProbeTask;

@@ -33,15 +33,23 @@ describe('PipelinePool', () => {
     expect(outcome.value.chunks[0]!.embedding).to.have.length(100);
   });
 
-  it('switches every thread to another model on reload; the probe says which one loads', async () => {
+  it('switches every thread to another model without restarting them; the probe says which one loads', async () => {
     const before = await pool.probe(timing);
     expect(before.ok && before.value).to.include({ kind: 'static', dimension: 100 });
-    await pool.reload({ modelDir, builtinDir: defaultBuiltinDir() });
-    expect(pool.workerData.modelDir).to.equal(modelDir);
+    // Both threads running, each with the built-in embedder loaded.
+    await Promise.all([1, 2, 3, 4].map(() => pool.embed({ path: '/w.txt', text: 'warm up', title: '' }, timing)));
+    const threads = pool.workers().map((w) => w.threadId).sort();
+    pool.useEmbedder({ modelDir, builtinDir: defaultBuiltinDir() });
+    expect(pool.embedderLocation.modelDir).to.equal(modelDir);
     const results = await Promise.all([1, 2, 3, 4].map(() => pool.embed({ path: '/y.txt', text: 'a lighthouse keeper', title: '' }, timing)));
     for (const r of results) expect(r.ok && r.value.embedder).to.deep.equal({ kind: 'transformer', model: 'generated-bert', dimension: 32 });
     const after = await pool.probe(timing);
     expect(after.ok && after.value).to.deep.equal({ kind: 'transformer', model: 'generated-bert', dimension: 32 });
+    expect(pool.workers().map((w) => w.threadId).sort()).to.deep.equal(threads);
+    // And back.
+    pool.useEmbedder({ modelDir: null, builtinDir: defaultBuiltinDir() });
+    const back = await pool.embed({ path: '/z.txt', text: 'a lighthouse keeper', title: '' }, timing);
+    expect(back.ok && back.value.embedder).to.include({ kind: 'static', dimension: 100 });
   });
 
   it('reports a model that cannot load as a task error, not a crash', async () => {

@@ -1,8 +1,9 @@
 /**
  * Ranking experiment on SciFact (BEIR): keyword BM25F inside the database, hybrid fusion, latency, scale.
  *
- *   npm run bench:ranking -- [--variants english,english-split,simple] [--no-fusion] [--scale N]
+ *   npm run bench:ranking -- [--variants english-split,english,simple] [--no-fusion] [--scale N]
  *                            [--pg postgres://...] [--quick]
+ *   npm run bench:ranking -- --scale-only N      (only the synthetic scale test, N files)
  *
  * Loads the 5,183 SciFact files into PGlite with the service's schema and sql/drafts/keyword-index.sql (the
  * triggers build the index), with title, summary and keywords from the real local analyzer, as the service
@@ -13,7 +14,7 @@
  * normalisations tuned on train), optionally a synthetic scale test and the same SQL on native PostgreSQL.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { analyzeLocally } from '../src/pipeline/analyze/local/index.js';
@@ -21,8 +22,14 @@ import { defaultBuiltinDir, describeEmbedder } from '../src/pipeline/embedders/i
 import { StaticEmbedder } from '../src/pipeline/embedders/static.js';
 import type { FieldWeights } from '../src/search/bm25.js';
 import type { CandidateFilters } from '../src/search/candidate-filters.js';
-import { fuseScores, type FusionOptions } from '../src/search/fuse.js';
-import { buildKeywordQuery, type KeywordHitRow, type KeywordRankingSettings } from '../src/search/keyword-query.js';
+import { DEFAULT_FUSION, fuseScores, type FusionOptions } from '../src/search/fuse.js';
+import {
+  buildKeywordQuery,
+  DEFAULT_KEYWORD_RANKING,
+  executeKeywordQuery,
+  type KeywordHitRow,
+  type KeywordRankingSettings,
+} from '../src/search/keyword-query.js';
 import type { Normalization } from '../src/search/normalize.js';
 import { parseSearchQuery } from '../src/search/query-parser.js';
 import { openPglite } from '../src/store/engines/pglite.js';
@@ -36,10 +43,13 @@ import { embedCorpus, semanticTopK } from './lib/semantic.js';
 import { syntheticDocs } from './lib/synthetic.js';
 
 const VARIANTS: Record<string, { sql: string; about: string }> = {
-  english: { sql: '', about: "the draft: COPY = english (Snowball English stemmer + stop words, default parser)" },
   'english-split': {
-    sql: 'ALTER TEXT SEARCH CONFIGURATION filesift_english DROP MAPPING FOR asciihword, hword, numhword',
-    about: 'english, but hyphenated words indexed by their parts only (as Lucene StandardTokenizer)',
+    sql: '',
+    about: 'the draft: english (Snowball English stemmer + stop words), hyphenated words indexed by their parts only',
+  },
+  english: {
+    sql: 'DROP TEXT SEARCH CONFIGURATION filesift_english; CREATE TEXT SEARCH CONFIGURATION filesift_english (COPY = pg_catalog.english)',
+    about: "pg_catalog.english as is (a hyphenated word indexed whole and by its parts)",
   },
   simple: {
     sql: 'DROP TEXT SEARCH CONFIGURATION filesift_english; CREATE TEXT SEARCH CONFIGURATION filesift_english (COPY = pg_catalog.simple)',
@@ -56,7 +66,6 @@ const quick = args.includes('--quick');
 const FLAT: FieldWeights = { name: 0, keywords: 0, summary: 0, content: 1 };
 const K1S = quick ? [0.9, 1.2] : [0.6, 0.9, 1.2, 1.5];
 const BS = quick ? [0.4, 0.75] : [0.3, 0.4, 0.5, 0.6, 0.75];
-const WEIGHT_GRID = quick ? [0, 1] : [0, 0.5, 1, 2];
 const LIMIT = 100;
 
 type Runs = Map<string, string[]>;
@@ -94,12 +103,22 @@ function paramGrid(weights: FieldWeights): GridPoint[] {
   return K1S.flatMap((k1) => BS.flatMap((b) => [false, true].map((q) => ({ k1, b, queryTermFrequency: q, weights }))));
 }
 
-function weightGrid(base: GridPoint): GridPoint[] {
-  return WEIGHT_GRID.flatMap((name) =>
-    WEIGHT_GRID.filter((x) => x <= 1).flatMap((keywords) =>
-      WEIGHT_GRID.filter((x) => x <= 1).map((summary) => ({ ...base, weights: { name, keywords, summary, content: 1 } })),
-    ),
-  );
+/**
+ * Field weights with content at 1. `ordered`: the issue's order, name+title ≥ keywords ≥ summary ≥ content
+ * (SciFact cannot tell what a file name is worth: its names are ids, its titles repeat in the text); otherwise
+ * anything below, zeros included, to see what the data alone prefers.
+ */
+function weightGrid(base: GridPoint, ordered: boolean): GridPoint[] {
+  const names = ordered ? [1, 1.5, 2, 3, 4] : [0, 0.5, 1, 1.5, 2, 3];
+  const others = ordered ? [1, 1.25, 1.5, 2, 3] : [0, 0.1, 0.25, 0.5, 1];
+  const points: GridPoint[] = [];
+  for (const name of quick ? names.slice(0, 2) : names)
+    for (const keywords of quick ? others.slice(0, 2) : others)
+      for (const summary of quick ? others.slice(0, 2) : others) {
+        if (ordered && !(name >= keywords && keywords >= summary)) continue;
+        points.push({ ...base, weights: { name, keywords, summary, content: 1 } });
+      }
+  return points;
 }
 
 /** The SciFact files as the service would store them: local analyzer's title/summary/keywords, whole text. */
@@ -147,25 +166,39 @@ async function sqlRuns(db: SqlDatabase, split: SciFactQueries, settings: Keyword
   const rowsOf = new Map<string, KeywordHitRow[]>();
   for (const q of split.queries) {
     const stmt = buildKeywordQuery(parseSearchQuery(q.text), { limit: LIMIT, settings, ...(filters ? { filters } : {}) });
-    const rows = stmt ? (await db.query<KeywordHitRow>(stmt.text, stmt.params)).rows : [];
+    const rows = stmt ? await executeKeywordQuery(db, stmt) : [];
     rowsOf.set(q.id, rows);
     runs.set(q.id, rows.map((r) => corpusIdOf.get(r.id) ?? `?${r.id}`));
   }
   return { runs, rows: rowsOf };
 }
 
-/** Wall time of each keyword query (text → statement → rows), after a warm-up. */
-async function latency(db: SqlDatabase, texts: string[], settings: KeywordRankingSettings, limit: number, filters?: CandidateFilters): Promise<{ p50: number; p95: number }> {
-  const run = async (text: string): Promise<number> => {
+interface Latency {
+  p50: number;
+  p95: number;
+  /** This process's CPU time per query (PGlite runs in-process): steadier than wall time on a shared machine. */
+  cpuP50: number;
+  cpuP95: number;
+}
+
+/** Wall (and CPU) time of each keyword query (text → statement → rows, in its transaction), after a warm-up. */
+async function latency(db: SqlDatabase, texts: string[], settings: KeywordRankingSettings, limit: number, filters?: CandidateFilters): Promise<Latency> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  const run = async (text: string): Promise<void> => {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const stmt = buildKeywordQuery(parseSearchQuery(text), { limit, settings, ...(filters ? { filters } : {}) });
-    if (stmt) await db.query(stmt.text, stmt.params);
-    return performance.now() - t0;
+    if (stmt) await executeKeywordQuery(db, stmt);
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   };
   for (const t of texts.slice(0, 30)) await run(t);
-  const times: number[] = [];
-  for (const t of texts) times.push(await run(t));
-  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
+  wall.length = 0;
+  cpu.length = 0;
+  for (const t of texts) await run(t);
+  return { p50: percentile(wall, 0.5), p95: percentile(wall, 0.95), cpuP50: percentile(cpu, 0.5), cpuP95: percentile(cpu, 0.95) };
 }
 
 function scoresLine(name: string, train: RunScores, test: RunScores): string {
@@ -209,13 +242,15 @@ async function keywordExperiment(): Promise<void> {
     const trainOnly = { queries: train.queries, qrels: new Map([...train.qrels].map(([k, v]) => [`train:${k}`, v])) };
     const anserini: GridPoint = { k1: 0.9, b: 0.4, queryTermFrequency: true, weights: FLAT };
     const flatBest = bestOnTrain(data, paramGrid(FLAT), trainOnly, corpusIdOf);
-    const fieldBest = bestOnTrain(data, weightGrid(flatBest), trainOnly, corpusIdOf);
+    const anyWeights = bestOnTrain(data, weightGrid(flatBest, false), trainOnly, corpusIdOf);
+    const fieldBest = bestOnTrain(data, weightGrid(flatBest, true), trainOnly, corpusIdOf);
     const final = bestOnTrain(data, paramGrid(fieldBest.weights), trainOnly, corpusIdOf);
     for (const [what, p] of [
       ['flat, Anserini k1=0.9 b=0.4 qtf', anserini],
       ['flat, best k1/b/qtf', flatBest],
-      ['fields, best weights', fieldBest],
-      ['fields, weights then k1/b/qtf re-tuned', final],
+      ['fields, best weights, zeros allowed', anyWeights],
+      ['fields, best weights in the issue order (name ≥ keywords ≥ summary ≥ content)', fieldBest],
+      ['fields in order, then k1/b/qtf re-tuned', final],
     ] as const) {
       const s = evalPoint(p);
       table.push(scoresLine(`${name}: ${what} (${label(p)})`, s.train, s.test));
@@ -238,7 +273,9 @@ async function keywordExperiment(): Promise<void> {
   console.log('\nSQL vs reference (chosen points):\n  ' + agreement.join('\n  '));
 
   const chosen = finals.reduce((a, b) => (b.trainNdcg > a.trainNdcg ? b : a));
-  console.log(`\nChosen on train: ${chosen.variant}, ${label(chosen.point)}\n`);
+  const d = DEFAULT_KEYWORD_RANKING;
+  const isDefault = chosen.variant === 'english-split' && label(chosen.point) === label({ k1: d.k1, b: d.b, queryTermFrequency: d.queryTermFrequency, weights: d.fieldWeights });
+  console.log(`\nChosen on train: ${chosen.variant}, ${label(chosen.point)} (${isDefault ? 'equals' : 'DIFFERS FROM'} the draft + DEFAULT_KEYWORD_RANKING)\n`);
   await latencyAndFusion(chosen.variant, toSettings(chosen.point), rows, corpusIds, texts, train, test);
 }
 
@@ -255,11 +292,15 @@ async function latencyAndFusion(
   const { ids } = await loadInto(db, VARIANTS[variantName]!.sql, rows);
   const corpusIdOf = new Map(ids.map((id, i) => [id, corpusIds[i]!]));
   const testTexts = test.queries.map((q) => q.text);
-  const lines: string[] = ['| query kind (300 test queries, 5,183 files, PGlite, one client) | p50 ms | p95 ms |', '|---|---|---|'];
+  const lines: string[] = [
+    '| query kind (300 test queries, 5,183 files, PGlite, one client) | p50 ms | p95 ms | CPU p50 ms | CPU p95 ms |',
+    '|---|---|---|---|---|',
+  ];
   const add = async (what: string, qs: string[], limit: number, filters?: CandidateFilters): Promise<void> => {
     const l = await latency(db, qs, settings, limit, filters);
-    lines.push(`| ${what} | ${ms(l.p50)} | ${ms(l.p95)} |`);
+    lines.push(`| ${what} | ${ms(l.p50)} | ${ms(l.p95)} | ${ms(l.cpuP50)} | ${ms(l.cpuP95)} |`);
   };
+  console.log(`load average at start: ${loadavg().map((x) => x.toFixed(1)).join(' ')} (${cpus().length} cores)`);
   await add('plain, limit 50, before VACUUM (fresh load)', testTexts, 50);
   await db.exec('VACUUM ANALYZE');
   await add('plain, limit 50', testTexts, 50);
@@ -333,7 +374,7 @@ async function fusionExperiment(
 
   const grid: FusionOptions[] = [];
   const norms: Normalization[] = ['none', 'max', 'min-max'];
-  for (const w of [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6])
+  for (const w of [0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5])
     for (const kwNorm of ['max', 'min-max'] as const)
       for (const semNorm of norms)
         for (const semMissing of ['zero', 'floor'] as const)
@@ -355,6 +396,7 @@ async function fusionExperiment(
   t.push(scoresLine('semantic only (exact best-chunk cosine)', evaluateRuns(semOnly(trainSides), train.qrels), evaluateRuns(semOnly(testSides), test.qrels)));
   t.push(scoresLine(`hybrid, chosen on train: ${describe(best)}`, evaluateRuns(fuseRuns(trainSides, best), train.qrels), evaluateRuns(fuseRuns(testSides, best), test.qrels)));
   const design: FusionOptions = { semantic: { weight: 0.25, normalization: 'none', missing: 'zero' }, keyword: { weight: 1, normalization: 'max', missing: 'zero' } };
+  t.push(scoresLine(`hybrid, DEFAULT_FUSION: ${describe(DEFAULT_FUSION)}`, evaluateRuns(fuseRuns(trainSides, DEFAULT_FUSION), train.qrels), evaluateRuns(fuseRuns(testSides, DEFAULT_FUSION), test.qrels)));
   t.push(scoresLine(`hybrid, DESIGN.md's: ${describe(design)}`, evaluateRuns(fuseRuns(trainSides, design), train.qrels), evaluateRuns(fuseRuns(testSides, design), test.qrels)));
   console.log(t.join('\n'));
 }
@@ -367,8 +409,17 @@ async function nativePostgres(url: string, variantName: string, settings: Keywor
     const corpusIdOf = new Map(ids.map((id, i) => [id, corpusIds[i]!]));
     const s = evaluateRuns((await sqlRuns(db, test, settings, corpusIdOf)).runs, test.qrels);
     const l = await latency(db, test.queries.map((q) => q.text), settings, 50);
-    console.log(`\nNative PostgreSQL (${(await db.query<{ v: string }>('SHOW server_version AS v')).rows[0]?.v ?? '?'}): load ${(loadMs / 1000).toFixed(1)} s; ` +
-      `test nDCG@10 ${fmt(s.ndcgAt10)} R@100 ${fmt(s.recallAt100)}; keyword limit 50 p50 ${ms(l.p50)} ms p95 ${ms(l.p95)} ms`);
+    // Without `SET LOCAL jit = off` (what executeKeywordQuery does), for the record:
+    const jitTimes: number[] = [];
+    for (const q of test.queries.slice(0, 30)) {
+      const stmt = buildKeywordQuery(parseSearchQuery(q.text), { limit: 50, settings });
+      const t0 = performance.now();
+      if (stmt) await db.query(stmt.text, stmt.params);
+      jitTimes.push(performance.now() - t0);
+    }
+    console.log(`\nNative PostgreSQL (${(await db.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]?.v ?? '?'}): load ${(loadMs / 1000).toFixed(1)} s; ` +
+      `test nDCG@10 ${fmt(s.ndcgAt10)} R@100 ${fmt(s.recallAt100)}; keyword limit 50 p50 ${ms(l.p50)} ms p95 ${ms(l.p95)} ms ` +
+      `(with JIT left on: p50 ${ms(percentile(jitTimes, 0.5))} ms over 30 queries)`);
   } finally {
     await db.close();
   }
@@ -397,14 +448,23 @@ async function scaleTest(count: number, variantName: string, settings: KeywordRa
     const l50 = await latency(db, queries, settings, 50);
     const dirSize = (await db.query<{ s: string }>(`SELECT pg_size_pretty(pg_database_size(current_database())) AS s`)).rows[0]?.s;
     console.log(`\nScale: ${count} synthetic files (SciFact words and lengths): load ${loadS.toFixed(0)} s, database ${dirSize}, ${await sizes(db)}; ` +
-      `keyword limit 50 over the 300 test queries: p50 ${ms(l50.p50)} ms, p95 ${ms(l50.p95)} ms`);
+      `keyword limit 50 over the 300 test queries: p50 ${ms(l50.p50)} ms, p95 ${ms(l50.p95)} ms (CPU p50 ${ms(l50.cpuP50)}, p95 ${ms(l50.cpuP95)})`);
   } finally {
     await db.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-keywordExperiment().catch((err: unknown) => {
+async function main(): Promise<void> {
+  const scaleOnly = option('scale-only');
+  if (scaleOnly === undefined) return keywordExperiment();
+  // Only the scale test, with the draft's configuration and the default settings.
+  const texts = loadDocs().map((d) => d.text);
+  const queries = loadQueries('test').queries.map((q) => q.text);
+  await scaleTest(Number(scaleOnly), 'english-split', { ...DEFAULT_KEYWORD_RANKING }, texts, queries);
+}
+
+main().catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

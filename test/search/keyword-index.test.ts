@@ -100,13 +100,23 @@ forEachEngine('keyword index triggers', (engine) => {
     expect(needle).to.include({ tf_d: 300, len_d: 150_000 });
   });
 
-  it('cuts segments at whitespace, never inside a word', async () => {
-    const body = Array.from({ length: 5000 }, (_, i) => `word${i}`).join(' ');
-    const { rows } = await db.query<{ piece: string }>('SELECT piece FROM filesift_keyword_segments($1, 1000) AS piece', [body]);
-    expect(rows.length).to.be.greaterThan(30);
-    expect(rows.map((r) => r.piece).join('')).to.equal(body);
-    for (const r of rows.slice(0, -1)) expect(r.piece).to.match(/\s$/);
-    const hard = (await db.query<{ piece: string }>('SELECT piece FROM filesift_keyword_segments($1, 1000) AS piece', ['x'.repeat(2500)])).rows;
-    expect(hard.map((r) => r.piece.length)).to.deep.equal([1000, 1000, 500]);
+  it('cuts segments at whitespace, never inside a word or a character', async () => {
+    const pieces = async (body: string, maxBytes: number): Promise<string[]> =>
+      (await db.query<{ piece: string }>('SELECT piece FROM filesift_keyword_segments($1, $2) AS piece', [body, maxBytes])).rows.map((r) => r.piece);
+    const body = Array.from({ length: 5000 }, (_, i) => `wörd${i}`).join(' ');
+    const cut = await pieces(body, 1000);
+    expect(cut.length).to.be.greaterThan(30);
+    expect(cut.join('')).to.equal(body);
+    for (const piece of cut.slice(0, -1)) {
+      expect(piece).to.match(/\s$/);
+      expect(Buffer.byteLength(piece)).to.be.at.most(1000);
+    }
+    // no whitespace at all: hard cuts, on character boundaries (é is two bytes)
+    expect((await pieces('x'.repeat(2500), 1000)).map((p) => p.length)).to.deep.equal([1000, 1000, 500]);
+    const accents = await pieces('é'.repeat(2500), 1001);
+    expect(accents.join('')).to.equal('é'.repeat(2500));
+    expect(accents.map((p) => Buffer.byteLength(p))).to.deep.equal([1000, 1000, 1000, 1000, 1000]);
+    expect(await pieces('', 1000)).to.deep.equal([]);
+    expect(await pieces('short', 1000)).to.deep.equal(['short']);
   });
 });

@@ -22,7 +22,7 @@ export interface FusionOptions {
 }
 
 /**
- * Chosen on SciFact train (bench/ranking-experiment.ts) with the built-in static embedder and
+ * Chosen on SciFact train (bench/ranking-experiment.ts, bench/ranking-results.md) with the built-in static embedder and
  * DEFAULT_KEYWORD_RANKING: test nDCG@10 0.6961 against 0.6923 for keyword alone (R@100 0.914 against 0.920).
  * The static embedder is weak alone (0.34), so it only nudges; re-tune when the transformer is active.
  */

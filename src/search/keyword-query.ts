@@ -29,7 +29,7 @@ export interface KeywordRankingSettings extends Bm25Params {
 }
 
 /**
- * Chosen on SciFact train only (bench/ranking-experiment.ts): field weights constrained to the issue's order
+ * Chosen on SciFact train only (bench/ranking-experiment.ts, bench/ranking-results.md): field weights constrained to the issue's order
  * (name+title ≥ keywords ≥ summary ≥ content) and best on train within it, then k1/b/query-tf re-tuned. On
  * SciFact the whole ordered region is within noise of the flat single-field index (train nDCG@10 0.7039 both;
  * its file names are ids and its titles repeat in the text, so it cannot value them): test nDCG@10 0.6923,

@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EventBus } from '../events/bus.js';
 import type { IndexRunKind } from '../events/types.js';
@@ -162,9 +163,19 @@ export class IndexingService {
         !unreadableDirs.some((d) => p === d || p.startsWith(d.endsWith(path.sep) ? d : d + path.sep)) &&
         (recursive || path.dirname(p) === directory),
     );
-    for (const p of stale) await indexer.removeFile(p, 'deleted', run);
+    // Still on disk: the walk left it out, i.e. the filters (or the job's file_pattern) now exclude it.
+    for (const p of stale) await indexer.removeFile(p, (await exists(p)) ? 'excluded' : 'deleted', run);
 
     const dimension = this.deps.embeddingDimension();
     if (dimension !== null && run.counts.indexed > 0) await store.files.ensureVectorIndex(dimension);
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch {
+    return false;
   }
 }

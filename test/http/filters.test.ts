@@ -218,6 +218,8 @@ forEachEngine('filters API', (engine) => {
       await t.request('POST', '/api/index/directory', { directory_path: tree.root, force: false });
       await settled();
       expect(await indexed()).to.deep.equal(DOCS.filter((d) => !d.startsWith('project/src/')));
+      // The directory run tells why: the file is still on disk, the filter excludes it now.
+      expect(removedEvents().find((e) => rel(e.path) === 'project/src/index.ts')).to.include({ reason: 'excluded' });
       await change('DELETE', '/api/filters/pattern', { pattern: 'src/', list: 'exclude' });
       await change('DELETE', '/api/filters/pattern', { pattern: '*.py', list: 'exclude' });
       await t.request('POST', '/api/index/directory', { directory_path: tree.root, force: false });

@@ -15,6 +15,8 @@ export const errorTable = {
   invalid_path: { status: 400, message: (detail: string) => detail },
   excluded_by_filter: { status: 400, message: (detail: string) => detail },
   not_found: { status: 404, message: (what: string) => what },
+  invalid_pattern: { status: 400, message: (detail: string) => detail },
+  pattern_not_found: { status: 404, message: (detail: string) => detail },
   route_not_found: { status: 404, message: (route: string) => `No such endpoint: ${route}` },
   method_not_allowed: {
     status: 405,

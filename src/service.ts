@@ -7,6 +7,8 @@ import { EventBus } from './events/bus.js';
 import { createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
 import { FilterService } from './filters/filter.service.js';
+import { FilterApplier } from './filters/filters-apply.js';
+import { FilterEditor } from './filters/filter-editor.js';
 import { resolveEmbedder } from './indexing/embedder.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
@@ -89,6 +91,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       embeddingDimension: () => embedder.dimension,
     });
     stack.push(() => indexing.close());
+    const filterApplier = new FilterApplier({
+      filters,
+      jobs,
+      files: store.api.files,
+      indexing,
+      logger: logger.child({ actor: 'filters' }),
+      ownDataDir: config.dataDir,
+    });
+    const filterEditor = new FilterEditor({ filters, applier: filterApplier, jobs, bus });
     status.register('embedder', () =>
       embedder.description.ok
         ? {
@@ -118,6 +129,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       status,
       store: store.api,
       filters,
+      filterEditor,
       jobs,
       indexing,
       sseHeartbeatMs: options.sseHeartbeatMs,

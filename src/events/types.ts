@@ -1,3 +1,5 @@
+import type { FilterConfig, FilterMode } from '../filters/schema.js';
+
 /**
  * The event catalogue of /api/updates: one entry per event name, mapping to its payload. Later work adds kinds
  * here (and to the README's catalogue); publishers and the SSE route are typed by this map.
@@ -26,6 +28,21 @@ export interface EventMap {
   file_skipped: FileEventBase & { reason: 'unchanged' | 'content_unchanged' | 'excluded' };
   file_failed: FileEventBase & { file_id: number | null; code: string; error: string };
   file_removed: FileEventBase & { reason: 'deleted' | 'excluded' | 'job_removed' | 'missing' };
+
+  /**
+   * The filter configuration changed (PUT /api/filters/config, POST/DELETE /api/filters/pattern, reset).
+   * `changed` names what changed: 'mode' and/or per-mode list fields. When `applied`, `removed` files have left
+   * the index and `queued` are being indexed by run `run_id` (null when not applied).
+   */
+  filters_changed: {
+    mode: FilterMode;
+    changed: string[];
+    applied: boolean;
+    removed: number;
+    queued: number;
+    run_id: string | null;
+    config: FilterConfig;
+  };
 }
 
 export type IndexRunKind = 'directory' | 'file' | 'watch' | 'reconcile' | 'queue' | 'filters';

@@ -5,6 +5,7 @@ import { jsonBodyMiddleware } from './middleware/body.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { securityMiddleware } from './middleware/security.js';
 import { filesRoutes } from './routes/files.js';
+import { filtersRoutes } from './routes/filters.js';
 import { indexRoutes } from './routes/index.js';
 import { settingsRoutes } from './routes/settings.js';
 import { statusRoutes } from './routes/status.js';
@@ -26,6 +27,7 @@ export function createApp(deps: AppDeps): HttpApp {
   statusRoutes(router, deps);
   indexRoutes(router, deps);
   filesRoutes(router, deps);
+  filtersRoutes(router, deps);
   updatesRoutes(router, deps, sessions);
 
   app.use(errorMiddleware(deps.logger));

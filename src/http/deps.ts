@@ -1,5 +1,6 @@
 import type { ServiceConfig } from '../config.js';
 import type { EventBus } from '../events/bus.js';
+import type { FilterEditor } from '../filters/filter-editor.js';
 import type { FilterService } from '../filters/filter.service.js';
 import type { IndexingService } from '../indexing/indexing.service.js';
 import type { JobsService } from '../jobs/jobs.service.js';
@@ -17,6 +18,8 @@ export interface AppDeps {
   status: StatusService;
   store: StoreApi;
   filters: FilterService;
+  /** Changes to the filter configuration and their application to the index. */
+  filterEditor: FilterEditor;
   jobs: JobsService;
   indexing: IndexingService;
   /** Interval of the SSE heartbeat comment (default 15 s; tests shorten it). */

@@ -188,7 +188,9 @@ export class WatchService {
     const watched = this.#begin(job, 'watch');
     if (absorbed.length > 0) {
       // The new watcher covers the absorbed jobs' folders once it is ready; until then theirs keep reporting.
-      void watched.started.then(() => Promise.all(absorbed.map((a) => this.#stop(a.id))));
+      void watched.started
+        .then(() => Promise.all(absorbed.map((a) => this.#stop(a.id))))
+        .catch((err: unknown) => this.#deps.logger.error({ err }, 'could not stop the watchers of absorbed jobs'));
     }
     return { ok: true, job, absorbed };
   }

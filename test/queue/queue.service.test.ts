@@ -7,7 +7,9 @@ import { eventually } from '../helpers/assert.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
 import { repoRoot } from '../helpers/shared.js';
-import { indexed, queueIdle, startWatchService, type WatchHarness } from '../watch/helpers.js';
+import { available } from '../../src/actors/scheduler/readings.js';
+import { snapshot } from '../actors/scheduler/fixtures.js';
+import { fileRecord, indexed, queueIdle, startWatchService, type WatchHarness } from '../watch/helpers.js';
 
 forEachEngine('QueueService', (engine) => {
   let h: WatchHarness;
@@ -56,6 +58,28 @@ forEachEngine('QueueService', (engine) => {
     await queueIdle(h.t);
     await h.t.service.queue.flush();
     expect(await h.t.service.store.api.queue.loadAll()).to.deep.equal([]);
+  });
+
+  it('after a restart with the scheduler pausing, nothing is processed until its rules pass', async () => {
+    h = await startWatchService(engine);
+    const jobId = (await h.t.request('POST', '/api/watch/', { directory_path: tree.root })).body.job_id as number;
+    await h.t.service.watch.settled(jobId);
+    await queueIdle(h.t);
+    h.provider.current = snapshot({ cpu_percent: available(97) });
+    const put = await h.t.request('PUT', '/api/queue/scheduler', { enabled: true, rules: [{ rule: 'cpu_percent', operator: '<=', value: 50 }] });
+    expect(put.body).to.include({ paused_by_scheduler: true });
+    await writeFile(tree.path('busy.txt'), 'Written while the machine was busy.');
+    await eventually(() => h.t.service.queue.status().ready === 1);
+
+    await h.restart();
+    // The first check ran before the queue started: it comes up paused by the scheduler, the item waiting.
+    expect(h.t.service.queue.status()).to.include({ paused: true, manually_paused: false, scheduler_paused: true, ready: 1, processing: 0 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await fileRecord(h.t, tree.path('busy.txt'))).to.equal(null);
+
+    h.provider.current = snapshot({ cpu_percent: available(5) });
+    expect((await h.t.request('GET', '/api/queue/scheduler')).body).to.include({ conditions_met: true, paused_by_scheduler: false });
+    await indexed(h.t, tree.path('busy.txt'));
   });
 
   it('retries a retryable failure with exponential backoff, then gives up with the reason', async function () {

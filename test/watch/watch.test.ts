@@ -76,7 +76,7 @@ forEachEngine('watch jobs: POST /api/watch/, GET /api/watch/jobs, DELETE /api/wa
     expect(((await h.t.request('GET', '/api/watch/jobs')).body.jobs as unknown[]).length).to.equal(1);
   });
 
-  it('refuses a relative, missing, non-directory or unreadable path, and bad fields, with files_indexed 0', async () => {
+  it('refuses a relative, missing or non-directory path, the data directory, a bad pattern and bad fields, with files_indexed 0', async () => {
     const cases: [unknown, RegExp][] = [
       [{ directory_path: 'relative/dir' }, /absolute/],
       [{ directory_path: tree.path('nope') }, /does not exist/],
@@ -143,6 +143,20 @@ forEachEngine('watch jobs: POST /api/watch/, GET /api/watch/jobs, DELETE /api/wa
     const bad = await h.t.request('DELETE', '/api/watch/jobs/abc');
     expect(bad.status).to.equal(400);
     expect(bad.body).to.include({ success: false });
+  });
+
+  it('DELETE in the middle of the initial scan leaves nothing of the directory behind', async () => {
+    for (let i = 0; i < 60; i++) await tree.write(`bulk/f${i}.txt`, `Bulk note number ${i} about harbour seals and tides.`);
+    const res = await watch({ directory_path: tree.root });
+    const jobId = res.body.job_id as number;
+    await eventually(() => h.events.some((e) => e.type === 'file_indexed'), 30_000, 10);
+    const del = await h.t.request('DELETE', `/api/watch/jobs/${jobId}`);
+    expect(del.status).to.equal(200);
+    await h.t.service.indexing.settled();
+    await queueIdle(h.t);
+    expect(await h.t.service.store.api.files.knownUnder(tree.root)).to.deep.equal([]);
+    const completed = h.events.find((e) => e.type === 'index_run_completed' && (e.data as { path: string }).path === tree.root);
+    expect(completed?.data).to.include({ kind: 'watch' });
   });
 
   it('routes later changes through the queue: create, modify, delete, rename (a move, not re-embedded), delete a folder', async () => {

@@ -106,11 +106,15 @@ export class MovePairer {
     return [];
   }
 
-  /** A change at `path`: if its unlink is held, the file is back (the unlink is dropped). */
-  change(path: string, now: number): void {
+  /**
+   * A change at `path`. If its unlink is held, the file is back (the unlink is dropped). If its add is held,
+   * the add will report it (a new file is often written after chokidar saw it): false, nothing to emit.
+   */
+  change(path: string, now: number): boolean {
     this.touch(now);
     const previous = this.#byPath.get(path);
     if (previous?.kind === 'unlink') this.#drop(previous);
+    return previous?.kind !== 'add';
   }
 
   /** A folder left: held like the unlinks of its files, so that their moves are emitted first. */

@@ -242,8 +242,7 @@ export class WatcherCore {
   #onChange(job: Job, p: string, stats?: Stats): void {
     if (job.removed || !this.#acceptsPath(job, p)) return;
     if (stats) this.#stats.set(p, identity(stats));
-    this.#pairer.change(p, this.#now());
-    this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
+    if (this.#pairer.change(p, this.#now())) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
     this.#armRelease();
   }
 

@@ -86,8 +86,16 @@ describe('MovePairer', () => {
   it('a change at a path whose unlink is held drops the unlink (the file is there)', () => {
     const p = new MovePairer(options);
     p.unlink(1, '/w/a', file(7), 0);
-    p.change('/w/a', 10);
+    expect(p.change('/w/a', 10)).to.equal(true);
     expect(p.release(1000)).to.deep.equal([]);
+  });
+
+  it('a change of a file whose add is held is left to the add (one event for a new file)', () => {
+    const p = new MovePairer(options);
+    p.add(1, '/w/new', file(7), 0);
+    expect(p.change('/w/new', 10)).to.equal(false);
+    expect(p.change('/w/other', 10)).to.equal(true);
+    expect(p.release(1000)).to.deep.equal([{ type: 'add', jobId: 1, path: '/w/new' }]);
   });
 
   it('pairs every file of a renamed folder, whatever the order', () => {

@@ -8,6 +8,9 @@ import type { Logger } from '../logger.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { StoreApi } from '../store/store.js';
+import type { QueueService } from '../queue/queue.service.js';
+import type { SchedulerService } from '../scheduler/scheduler.service.js';
+import type { WatchService } from '../watch/watch.service.js';
 
 /** What the HTTP layer may talk to: actors and services (the store actor for read-only lookups). */
 export interface AppDeps {
@@ -22,6 +25,9 @@ export interface AppDeps {
   filterEditor: FilterEditor;
   jobs: JobsService;
   indexing: IndexingService;
+  watch: WatchService;
+  queue: QueueService;
+  scheduler: SchedulerService;
   /** Interval of the SSE heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
 }

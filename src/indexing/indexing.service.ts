@@ -46,6 +46,7 @@ export interface IndexingServiceDeps {
 export class IndexingService {
   readonly #runs = new Set<IndexRun>();
   readonly #finished = new Set<Promise<void>>();
+  readonly #done = new WeakMap<IndexRun, Promise<void>>();
 
   constructor(private readonly deps: IndexingServiceDeps) {}
 
@@ -94,6 +95,11 @@ export class IndexingService {
     await limiter.drain();
   }
 
+  /** Resolves when this run has finished (completed or cancelled); at once for a run that is over. */
+  finished(run: IndexRun): Promise<void> {
+    return this.#done.get(run) ?? Promise.resolve();
+  }
+
   /** Resolves when the run has finished (tests, and callers that must wait). */
   async settled(): Promise<void> {
     while (this.#finished.size > 0) await Promise.all([...this.#finished]);
@@ -115,6 +121,7 @@ export class IndexingService {
         this.#finished.delete(done);
       });
     this.#finished.add(done);
+    this.#done.set(run, done);
     return done;
   }
 

@@ -7,6 +7,8 @@ import { EventBus } from './events/bus.js';
 import { createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
 import { FilterService } from './filters/filter.service.js';
+import { FilterApplier } from './filters/filters-apply.js';
+import { FilterEditor } from './filters/filter-editor.js';
 import { resolveEmbedder } from './indexing/embedder.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
@@ -14,6 +16,12 @@ import { JobsService } from './jobs/jobs.service.js';
 import { PipelinePool } from './pipeline/pool.js';
 import { SettingsService } from './settings/settings.service.js';
 import { StatusService } from './status/status.service.js';
+import type { ReadingsProvider } from './actors/scheduler/readings.js';
+import type { WatcherTuning } from './actors/watcher/protocol.js';
+import { IndexingProcessor } from './queue/processor.js';
+import { QueueService } from './queue/queue.service.js';
+import { SchedulerService } from './scheduler/scheduler.service.js';
+import { WatchService } from './watch/watch.service.js';
 
 export interface Service {
   /** Base URL the service listens on, e.g. http://127.0.0.1:60534 */
@@ -24,6 +32,9 @@ export interface Service {
   store: StoreHandle;
   pool: PipelinePool;
   indexing: IndexingService;
+  watch: WatchService;
+  queue: QueueService;
+  scheduler: SchedulerService;
   logger: Logger;
   /** Graceful stop: no new requests, event streams ended, actors drained, database closed. Idempotent. */
   close(reason?: string): Promise<void>;
@@ -37,6 +48,12 @@ export interface StartOptions {
   eventReplayCapacity?: number;
   /** Test seam: another pipeline worker file (e.g. one that hangs or crashes on purpose). */
   pipelineWorker?: string;
+  /** Test seam: where the scheduler's readings come from (default: this machine). */
+  schedulerProvider?: ReadingsProvider;
+  /** Test seam: watcher batching, rename pairing, polling interval, a simulated watch-limit error. */
+  watcherTuning?: Partial<WatcherTuning>;
+  /** How long queue changes may wait before they are written (default 250 ms). */
+  queueFlushIntervalMs?: number;
 }
 
 /** The composition root: starts the actors in dependency order and the HTTP front end last. */
@@ -89,6 +106,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       embeddingDimension: () => embedder.dimension,
     });
     stack.push(() => indexing.close());
+    const filterApplier = new FilterApplier({
+      filters,
+      jobs,
+      files: store.api.files,
+      indexing,
+      logger: logger.child({ actor: 'filters' }),
+      ownDataDir: config.dataDir,
+    });
+    const filterEditor = new FilterEditor({ filters, applier: filterApplier, jobs, bus });
     status.register('embedder', () =>
       embedder.description.ok
         ? {
@@ -105,6 +131,53 @@ export async function startService(config: ServiceConfig, options: StartOptions 
           }
         : { ok: false, ready: false, kind: null, model: null, search: 'keyword', reason: embedder.description.reason },
     );
+    // The queue: the scheduler's first decision comes before the queue starts, so a restart never processes
+    // items the scheduler would hold.
+    const processor = new IndexingProcessor({ indexer, filters, jobs, bus, ownDataDir: config.dataDir });
+    let queueRef: QueueService | null = null;
+    const scheduler = new SchedulerService({
+      settings,
+      bus,
+      logger: logger.child({ actor: 'scheduler' }),
+      ...(options.schedulerProvider ? { provider: options.schedulerProvider } : {}),
+      onPause: (paused) => queueRef?.setSchedulerPaused(paused),
+    });
+    const schedulerPaused = await scheduler.initialPause().catch((err: unknown) => {
+      logger.error({ err }, 'first scheduler check failed');
+      return false;
+    });
+    const queue = await QueueService.start({
+      store: store.api,
+      settings,
+      bus,
+      logger: logger.child({ actor: 'queue' }),
+      processor,
+      schedulerPaused,
+      ...(options.queueFlushIntervalMs !== undefined ? { flushIntervalMs: options.queueFlushIntervalMs } : {}),
+    });
+    queueRef = queue;
+    stack.push(() => queue.close());
+    scheduler.start();
+    stack.push(() => scheduler.stop());
+    const watch = await WatchService.start({
+      store: store.api,
+      jobs,
+      filters,
+      indexing,
+      queue,
+      processor,
+      bus,
+      logger: logger.child({ actor: 'watch' }),
+      ownDataDir: config.dataDir,
+      ...(options.watcherTuning ? { watcherTuning: options.watcherTuning } : {}),
+    });
+    stack.push(() => watch.close());
+    status.register('watcher', () => watch.health());
+    status.register('queue', () => ({ ok: true, ...queue.status() }));
+    status.register('scheduler', () => {
+      const c = scheduler.config;
+      return { ok: true, enabled: c.enabled, paused_queue: scheduler.paused, combine_mode: c.combine_mode, rules: c.rules.length, check_interval_seconds: c.check_interval_seconds };
+    });
     status.register('worker_pool', () => {
       const s = pool.stats();
       return { ok: true, threads: s.threads, max_threads: s.maxThreads, queued_tasks: s.queued, completed_tasks: s.completed, utilization: s.utilization, active_runs: indexing.activeRuns.length };
@@ -118,8 +191,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       status,
       store: store.api,
       filters,
+      filterEditor,
       jobs,
       indexing,
+      watch,
+      queue,
+      scheduler,
       sseHeartbeatMs: options.sseHeartbeatMs,
     });
 
@@ -129,6 +206,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
     bus.publish('service_started', { version: config.version, engine: store.engine });
+    // Watch every active job again and catch up on what changed while the service was down.
+    watch.reconcileAll();
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
 
     let closing: Promise<void> | null = null;
@@ -140,6 +219,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       store,
       pool,
       indexing,
+      watch,
+      queue,
+      scheduler,
       logger,
       close(reason = 'shutdown') {
         closing ??= (async () => {

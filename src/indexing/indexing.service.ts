@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EventBus } from '../events/bus.js';
 import type { IndexRunKind } from '../events/types.js';
@@ -45,6 +46,7 @@ export interface IndexingServiceDeps {
 export class IndexingService {
   readonly #runs = new Set<IndexRun>();
   readonly #finished = new Set<Promise<void>>();
+  readonly #done = new WeakMap<IndexRun, Promise<void>>();
 
   constructor(private readonly deps: IndexingServiceDeps) {}
 
@@ -70,6 +72,34 @@ export class IndexingService {
     return run;
   }
 
+  /**
+   * A run whose work the caller supplies (filter application: removals, then the files a change newly includes).
+   * Tracked like the others: counted in activeRuns, cancelled by close(), completed (with its event) when the work
+   * ends. `done` resolves then (never rejects: a failure is logged).
+   */
+  startRun(kind: IndexRunKind, runPath: string, force: boolean, work: (run: IndexRun) => Promise<void>): { run: IndexRun; done: Promise<void> } {
+    const run = new IndexRun(this.deps.bus, kind, runPath, force);
+    const done = this.#track(run, () => work(run));
+    return { run, done };
+  }
+
+  /** Indexes the given files inside a run, with the same bounded concurrency as a scan; resolves when all are done. */
+  async indexFiles(run: IndexRun, files: readonly string[], options: { force: boolean }): Promise<void> {
+    const limiter = new Limiter(this.deps.pool.stats().maxThreads * (this.deps.inFlightPerThread ?? 2));
+    run.addToTotal(files.length);
+    run.finalizeTotal();
+    for (const file of files) {
+      if (run.signal.aborted) break;
+      await limiter.launch(() => this.deps.indexer.indexFile(file, { run, force: options.force }));
+    }
+    await limiter.drain();
+  }
+
+  /** Resolves when this run has finished (completed or cancelled); at once for a run that is over. */
+  finished(run: IndexRun): Promise<void> {
+    return this.#done.get(run) ?? Promise.resolve();
+  }
+
   /** Resolves when the run has finished (tests, and callers that must wait). */
   async settled(): Promise<void> {
     while (this.#finished.size > 0) await Promise.all([...this.#finished]);
@@ -81,7 +111,7 @@ export class IndexingService {
     await this.settled();
   }
 
-  #track(run: IndexRun, work: () => Promise<void>): void {
+  #track(run: IndexRun, work: () => Promise<void>): Promise<void> {
     this.#runs.add(run);
     const done = work()
       .catch((err: unknown) => this.deps.logger.error({ err, run: run.id }, 'indexing run failed'))
@@ -91,6 +121,8 @@ export class IndexingService {
         this.#finished.delete(done);
       });
     this.#finished.add(done);
+    this.#done.set(run, done);
+    return done;
   }
 
   async #scan(run: IndexRun, directory: string, options: DirectoryRunOptions): Promise<void> {
@@ -138,9 +170,19 @@ export class IndexingService {
         !unreadableDirs.some((d) => p === d || p.startsWith(d.endsWith(path.sep) ? d : d + path.sep)) &&
         (recursive || path.dirname(p) === directory),
     );
-    for (const p of stale) await indexer.removeFile(p, 'deleted', run);
+    // Still on disk: the walk left it out, i.e. the filters (or the job's file_pattern) now exclude it.
+    for (const p of stale) await indexer.removeFile(p, (await exists(p)) ? 'excluded' : 'deleted', run);
 
     const dimension = this.deps.embeddingDimension();
     if (dimension !== null && run.counts.indexed > 0) await store.files.ensureVectorIndex(dimension);
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import Type, { type Static, type TSchema } from 'typebox';
-import { SchedulerRulesSchema } from './scheduler-rules.js';
+import { CHECK_INTERVAL_MAX_SECONDS, CHECK_INTERVAL_MIN_SECONDS, MAX_RULES, SchedulerRuleInput } from '../actors/scheduler/schema.js';
 
 /**
  * The settings object of GET /api/settings/, grouped by section (spec 2.1). This schema is the single source of
@@ -49,8 +49,13 @@ export const SettingsSchema = Type.Object(
       {
         enabled: Type.Boolean({ default: false, description: 'Pause the queue when system conditions do not satisfy the rules' }),
         combine_mode: Type.Union([Type.Literal('ALL'), Type.Literal('ANY')], { default: 'ALL', description: 'ALL: every enabled rule must pass; ANY: at least one' }),
-        check_interval_seconds: Type.Number({ minimum: 1, maximum: 86400, default: 60, description: 'Seconds between condition checks' }),
-        rules: SchedulerRulesSchema,
+        check_interval_seconds: Type.Integer({ minimum: CHECK_INTERVAL_MIN_SECONDS, maximum: CHECK_INTERVAL_MAX_SECONDS, default: 60, description: 'Seconds between condition checks' }),
+        unavailable_policy: Type.Union([Type.Literal('fail'), Type.Literal('pass')], {
+          default: 'fail',
+          description: "How a rule whose metric this machine cannot read counts: 'fail' (does not pass) or 'pass'; shown as unavailable either way",
+        }),
+        // The scheduler's own rule schema (one variant per rule type); SchedulerService adds its precise messages.
+        rules: Type.Array(SchedulerRuleInput, { maxItems: MAX_RULES, default: [], description: 'Scheduler rules (see the scheduler section of the README)' }),
       },
       { additionalProperties: false },
     ),

@@ -4,6 +4,7 @@ import { createConfigRepository, type ConfigRepository } from './repositories/co
 import { createFilesRepository, type FilesRepository } from './repositories/files.repository.js';
 import { createHealthRepository, type HealthRepository } from './repositories/health.repository.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.repository.js';
+import { createQueueRepository, type QueueRepository } from './repositories/queue.repository.js';
 import type { SqlDatabase } from './sql.js';
 
 /**
@@ -15,6 +16,7 @@ export interface StoreApi {
   config: ConfigRepository;
   jobs: JobsRepository;
   files: FilesRepository;
+  queue: QueueRepository;
 }
 
 export type RepositoryName = keyof StoreApi;
@@ -25,6 +27,7 @@ export function createStore(db: SqlDatabase): StoreApi {
     config: createConfigRepository(db),
     jobs: createJobsRepository(db),
     files: createFilesRepository(db),
+    queue: createQueueRepository(db),
   };
 }
 

@@ -5,7 +5,7 @@
  *                            [--pg postgres://...] [--quick]
  *   npm run bench:ranking -- --scale-only N      (only the synthetic scale test, N files)
  *
- * Loads the 5,183 SciFact files into PGlite with the service's schema and sql/drafts/keyword-index.sql (the
+ * Loads the 5,183 SciFact files into PGlite with the service's schema and sql/0006_create_keyword_index.sql (the
  * triggers build the index), with title, summary and keywords from the real local analyzer, as the service
  * stores them. For each text search variant, sweeps k1/b/query-tf/field weights on the *train* split only
  * (809 queries) and reports the chosen point on *test* (300 queries); the chosen points are re-run through

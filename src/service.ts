@@ -10,6 +10,8 @@ import { FilterService } from './filters/filter.service.js';
 import { FilterApplier } from './filters/filters-apply.js';
 import { FilterEditor } from './filters/filter-editor.js';
 import { resolveEmbedder } from './indexing/embedder.js';
+import { QueryEmbedder } from './search/query-embedder.js';
+import { SearchService, type QueryLane } from './search/search.service.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
 import { JobsService } from './jobs/jobs.service.js';
@@ -183,6 +185,22 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       return { ok: true, threads: s.threads, max_threads: s.maxThreads, queued_tasks: s.queued, completed_tasks: s.completed, utilization: s.utilization, active_runs: indexing.activeRuns.length };
     });
 
+    // The query lane loads in the background; a search arriving meanwhile waits for it.
+    const queryLane: Promise<QueryLane> = embedder.description.ok
+      ? QueryEmbedder.start({ modelDir: embedder.modelDir, builtinDir: embedder.builtinDir }).then(
+          (e) => ({ embedder: e }),
+          (err: unknown) => {
+            logger.error({ err }, 'the query embedder failed to load: search is keyword-only');
+            return { embedder: null, reason: `the embedding model failed to load (${err instanceof Error ? err.message : String(err)})` };
+          },
+        )
+      : Promise.resolve({ embedder: null, reason: embedder.description.reason });
+    stack.push(async () => {
+      const lane = await queryLane;
+      await lane.embedder?.close();
+    });
+    const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => queryLane });
+
     const { app, sessions } = createApp({
       config,
       logger,
@@ -197,6 +215,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       watch,
       queue,
       scheduler,
+      search,
       sseHeartbeatMs: options.sseHeartbeatMs,
     });
 

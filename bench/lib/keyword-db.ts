@@ -1,20 +1,15 @@
 /**
- * A database with the service's schema plus the keyword-index draft, and a bulk loader of file rows, for the
- * ranking experiment and the keyword tests. The rows go into the real files table; the draft's triggers build
- * segments, postings and statistics exactly as they would for the service.
+ * A database with the service's schema (migrations, keyword index included), and a bulk loader of file rows, for
+ * the ranking experiment and the keyword tests. The rows go into the real files table; the keyword index's
+ * triggers build segments, postings and statistics exactly as they do for the service.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { migrationsDir, packageRoot } from '../../src/paths.js';
+import { migrationsDir } from '../../src/paths.js';
 import { loadMigrations, migrate } from '../../src/store/migrate.js';
 import type { SqlDatabase, SqlExecutor } from '../../src/store/sql.js';
 
-export const KEYWORD_DRAFT_PATH = path.join(packageRoot, 'sql', 'drafts', 'keyword-index.sql');
-
-/** Applies the numbered migrations, then the keyword draft, then `extraSql` (an experiment's variant). */
+/** Applies the numbered migrations, then `extraSql` (an experiment's variant). */
 export async function applyKeywordSchema(db: SqlDatabase, extraSql = ''): Promise<void> {
   await migrate(db, await loadMigrations(migrationsDir));
-  await db.exec(readFileSync(KEYWORD_DRAFT_PATH, 'utf8'));
   if (extraSql.trim() !== '') await db.exec(extraSql);
 }
 

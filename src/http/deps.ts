@@ -5,6 +5,7 @@ import type { FilterService } from '../filters/filter.service.js';
 import type { IndexingService } from '../indexing/indexing.service.js';
 import type { JobsService } from '../jobs/jobs.service.js';
 import type { Logger } from '../logger.js';
+import type { SearchService } from '../search/search.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { StoreApi } from '../store/store.js';
@@ -25,6 +26,7 @@ export interface AppDeps {
   filterEditor: FilterEditor;
   jobs: JobsService;
   indexing: IndexingService;
+  search: SearchService;
   watch: WatchService;
   queue: QueueService;
   scheduler: SchedulerService;

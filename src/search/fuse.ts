@@ -33,8 +33,12 @@ export const DEFAULT_FUSION: Readonly<FusionOptions> = Object.freeze({
 
 export interface FusedHit {
   id: number;
-  /** The relevance score: descending along the returned order. */
+  /** The relevance score: descending along the returned order; always semanticPart + keywordPart. */
   score: number;
+  /** This side's share of the score: weight × normalised score. */
+  semanticPart: number;
+  /** The keyword side's share, including the exact-file-name tier bonus (a keyword match on the name). */
+  keywordPart: number;
   /** The side's own score before normalisation; null when the side did not return the id. */
   semantic: number | null;
   keyword: number | null;
@@ -80,12 +84,17 @@ export function fuseScores(
   const hits: FusedHit[] = [];
   let maxAbs = 0;
   for (const id of ids) {
-    const score =
-      options.semantic.weight * (sem.scores.get(id) ?? sem.missing) + options.keyword.weight * (kw.scores.get(id) ?? kw.missing);
+    const semanticPart = options.semantic.weight * (sem.scores.get(id) ?? sem.missing);
+    const keywordPart = options.keyword.weight * (kw.scores.get(id) ?? kw.missing);
+    const score = semanticPart + keywordPart;
     maxAbs = Math.max(maxAbs, Math.abs(score));
-    hits.push({ id, score, semantic: semRaw.get(id) ?? null, keyword: kwRaw.get(id) ?? null, tier: tiers.get(id) ?? 0 });
+    hits.push({ id, score, semanticPart, keywordPart, semantic: semRaw.get(id) ?? null, keyword: kwRaw.get(id) ?? null, tier: tiers.get(id) ?? 0 });
   }
   const tierStep = 2 * maxAbs + 1;
-  for (const hit of hits) if (hit.tier > 0) hit.score += hit.tier * tierStep;
+  for (const hit of hits) {
+    if (hit.tier === 0) continue;
+    hit.keywordPart += hit.tier * tierStep;
+    hit.score = hit.semanticPart + hit.keywordPart;
+  }
   return hits.sort((a, b) => b.tier - a.tier || b.score - a.score || a.id - b.id);
 }

@@ -1,5 +1,5 @@
 /**
- * The keyword half of search: exact BM25F over the postings kept by sql/drafts/keyword-index.sql, as one
+ * The keyword half of search: exact BM25F over the postings kept by sql/0006_create_keyword_index.sql, as one
  * parameterised statement for SqlExecutor.query(). Ranking is bm25.ts's formula, computed in the database:
  *
  *   score(f) = Σ_t qtf_t · ln(1 + (N − df_t + 0.5)/(df_t + 0.5)) · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl))

@@ -45,6 +45,19 @@ export const SettingsSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
+    search: Type.Object(
+      {
+        bm25_k1: Type.Number({ minimum: 0, maximum: 5, default: 1.2, description: 'BM25 term-frequency saturation (k1)' }),
+        bm25_b: Type.Number({ minimum: 0, maximum: 1, default: 0.75, description: 'BM25 length normalisation (b)' }),
+        weight_name: Type.Number({ minimum: 0, maximum: 100, default: 4, description: 'BM25F weight of the file name and title' }),
+        weight_keywords: Type.Number({ minimum: 0, maximum: 100, default: 1.25, description: 'BM25F weight of the keywords' }),
+        weight_summary: Type.Number({ minimum: 0, maximum: 100, default: 1.25, description: 'BM25F weight of the summary' }),
+        weight_content: Type.Number({ minimum: 0.01, maximum: 100, default: 1, description: 'BM25F weight of the content (above 0, so some field always counts)' }),
+        semantic_weight: Type.Number({ minimum: 0, maximum: 1, default: 0.1, description: 'Share of the min-max-normalised cosine in relevance_score' }),
+        keyword_weight: Type.Number({ minimum: 0, maximum: 1, default: 0.9, description: 'Share of the min-max-normalised BM25 in relevance_score' }),
+      },
+      { additionalProperties: false },
+    ),
     scheduler: Type.Object(
       {
         enabled: Type.Boolean({ default: false, description: 'Pause the queue when system conditions do not satisfy the rules' }),

@@ -3,6 +3,7 @@ import { loadMigrations, migrate } from './migrate.js';
 import { createConfigRepository, type ConfigRepository } from './repositories/config.repository.js';
 import { createFilesRepository, type FilesRepository } from './repositories/files.repository.js';
 import { createHealthRepository, type HealthRepository } from './repositories/health.repository.js';
+import { createSearchRepository, type SearchRepository } from './repositories/search.repository.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.repository.js';
 import { createQueueRepository, type QueueRepository } from './repositories/queue.repository.js';
 import type { SqlDatabase } from './sql.js';
@@ -17,6 +18,7 @@ export interface StoreApi {
   jobs: JobsRepository;
   files: FilesRepository;
   queue: QueueRepository;
+  search: SearchRepository;
 }
 
 export type RepositoryName = keyof StoreApi;
@@ -27,6 +29,7 @@ export function createStore(db: SqlDatabase): StoreApi {
     config: createConfigRepository(db),
     jobs: createJobsRepository(db),
     files: createFilesRepository(db),
+    search: createSearchRepository(db),
     queue: createQueueRepository(db),
   };
 }

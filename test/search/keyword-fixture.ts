@@ -4,7 +4,7 @@ import { openPostgres } from '../../src/store/engines/postgres.js';
 import type { SqlDatabase } from '../../src/store/sql.js';
 import { createScratchDatabase, type ScratchDatabase, type TestEngine } from '../helpers/engines.js';
 
-/** A fresh database of the given engine with the migrations and the keyword draft applied. */
+/** A fresh database of the given engine with the migrations and the keyword index applied. */
 export async function openKeywordTestDb(engine: TestEngine): Promise<{ db: SqlDatabase; close: () => Promise<void> }> {
   let scratch: ScratchDatabase | null = null;
   let db: SqlDatabase;

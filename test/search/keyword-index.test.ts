@@ -1,5 +1,5 @@
 /**
- * sql/drafts/keyword-index.sql: the triggers that keep segments, postings, lengths and statistics in step with
+ * sql/0006_create_keyword_index.sql: the triggers that keep segments, postings, lengths and statistics in step with
  * the files table, on PGlite and (with TEST_DATABASE_URL) PostgreSQL.
  */
 import { expect } from 'chai';

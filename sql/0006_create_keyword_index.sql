@@ -1,4 +1,4 @@
--- Draft: the keyword (BM25) side of the index. To become a numbered migration after 0003_create_files.
+-- The keyword (BM25) side of the index: postings, per-file lengths, collection statistics and positions.
 -- Runs unchanged on PGlite (PostgreSQL 18, WASM) and PostgreSQL 15+; built-in parser, dictionaries and
 -- plpgsql only. Everything is maintained by triggers on files: the store only writes files rows.
 --

@@ -8,6 +8,8 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY workers ./workers
 COPY sql ./sql
+COPY scripts ./scripts
+# Compiles TypeScript and builds the built-in embedder (GloVe vectors → ONNX) into build/models.
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -20,6 +22,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/sql ./sql
+COPY --from=build /app/build ./build
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

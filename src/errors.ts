@@ -14,7 +14,10 @@ export const errorTable = {
   forbidden_origin: { status: 403, message: (origin: string) => `Origin '${origin}' is not allowed` },
   invalid_path: { status: 400, message: (detail: string) => detail },
   excluded_by_filter: { status: 400, message: (detail: string) => detail },
+  already_watched: { status: 400, message: (detail: string) => detail },
+  invalid_pattern: { status: 400, message: (detail: string) => detail },
   not_found: { status: 404, message: (what: string) => what },
+  pattern_not_found: { status: 404, message: (detail: string) => detail },
   route_not_found: { status: 404, message: (route: string) => `No such endpoint: ${route}` },
   method_not_allowed: {
     status: 405,

@@ -13,12 +13,22 @@ import { embedderStatus } from './indexing/embedder-status.js';
 import { AutoModelPull } from './indexing/model-pull.js';
 import { isTransformerDir } from './pipeline/embedders/index.js';
 import { pullPlan } from './pipeline/embedders/pull-plan.js';
+import { FilterApplier } from './filters/filters-apply.js';
+import { FilterEditor } from './filters/filter-editor.js';
+import { QueryLanes } from './search/query-lanes.js';
+import { SearchService } from './search/search.service.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
 import { JobsService } from './jobs/jobs.service.js';
 import { PipelinePool } from './pipeline/pool.js';
 import { SettingsService } from './settings/settings.service.js';
 import { StatusService } from './status/status.service.js';
+import type { ReadingsProvider } from './actors/scheduler/readings.js';
+import type { WatcherTuning } from './actors/watcher/protocol.js';
+import { IndexingProcessor } from './queue/processor.js';
+import { QueueService } from './queue/queue.service.js';
+import { SchedulerService } from './scheduler/scheduler.service.js';
+import { WatchService } from './watch/watch.service.js';
 
 export interface Service {
   /** Base URL the service listens on, e.g. http://127.0.0.1:60534 */
@@ -35,6 +45,9 @@ export interface Service {
   embedderReady: Promise<void>;
   /** The automatic model download (FILESIFT_MODEL_PULL=auto), when one was started. */
   modelPull: AutoModelPull | null;
+  watch: WatchService;
+  queue: QueueService;
+  scheduler: SchedulerService;
   logger: Logger;
   /** Graceful stop: no new requests, event streams ended, actors drained, database closed. Idempotent. */
   close(reason?: string): Promise<void>;
@@ -50,6 +63,12 @@ export interface StartOptions {
   pipelineWorker?: string;
   /** How often the model folder is checked for a model added or removed while running (default 60 s; 0 = never). */
   modelCheckIntervalMs?: number;
+  /** Test seam: where the scheduler's readings come from (default: this machine). */
+  schedulerProvider?: ReadingsProvider;
+  /** Test seam: watcher batching, rename pairing, polling interval, a simulated watch-limit error. */
+  watcherTuning?: Partial<WatcherTuning>;
+  /** How long queue changes may wait before they are written (default 250 ms). */
+  queueFlushIntervalMs?: number;
 }
 
 /** The composition root: starts the actors in dependency order and the HTTP front end last. */
@@ -115,10 +134,72 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     stack.push(() => indexing.close());
     const modelPull = autoModelPull(config, bus, logger, () => embedders.refresh('the model was downloaded'));
     status.register('embedder', () => embedderStatus(config, embedders, indexing, modelPull));
+    const filterApplier = new FilterApplier({
+      filters,
+      jobs,
+      files: store.api.files,
+      indexing,
+      logger: logger.child({ actor: 'filters' }),
+      ownDataDir: config.dataDir,
+    });
+    const filterEditor = new FilterEditor({ filters, applier: filterApplier, jobs, bus });
+    // The queue: the scheduler's first decision comes before the queue starts, so a restart never processes
+    // items the scheduler would hold.
+    const processor = new IndexingProcessor({ indexer, filters, jobs, bus, ownDataDir: config.dataDir });
+    let queueRef: QueueService | null = null;
+    const scheduler = new SchedulerService({
+      settings,
+      bus,
+      logger: logger.child({ actor: 'scheduler' }),
+      ...(options.schedulerProvider ? { provider: options.schedulerProvider } : {}),
+      onPause: (paused) => queueRef?.setSchedulerPaused(paused),
+    });
+    const schedulerPaused = await scheduler.initialPause().catch((err: unknown) => {
+      logger.error({ err }, 'first scheduler check failed');
+      return false;
+    });
+    const queue = await QueueService.start({
+      store: store.api,
+      settings,
+      bus,
+      logger: logger.child({ actor: 'queue' }),
+      processor,
+      schedulerPaused,
+      ...(options.queueFlushIntervalMs !== undefined ? { flushIntervalMs: options.queueFlushIntervalMs } : {}),
+    });
+    queueRef = queue;
+    stack.push(() => queue.close());
+    scheduler.start();
+    stack.push(() => scheduler.stop());
+    const watch = await WatchService.start({
+      store: store.api,
+      jobs,
+      filters,
+      indexing,
+      queue,
+      processor,
+      bus,
+      logger: logger.child({ actor: 'watch' }),
+      ownDataDir: config.dataDir,
+      ...(options.watcherTuning ? { watcherTuning: options.watcherTuning } : {}),
+    });
+    stack.push(() => watch.close());
+    status.register('watcher', () => watch.health());
+    status.register('queue', () => ({ ok: true, ...queue.status() }));
+    status.register('scheduler', () => {
+      const c = scheduler.config;
+      return { ok: true, enabled: c.enabled, paused_queue: scheduler.paused, combine_mode: c.combine_mode, rules: c.rules.length, check_interval_seconds: c.check_interval_seconds };
+    });
     status.register('worker_pool', () => {
       const s = pool.stats();
       return { ok: true, threads: s.threads, max_threads: s.maxThreads, queued_tasks: s.queued, completed_tasks: s.completed, utilization: s.utilization, active_runs: indexing.activeRuns.length };
     });
+
+    // Queries are embedded on a lane of their own, always with the model the index is built with.
+    const queryLanes = new QueryLanes({ active: () => embedders.active, logger: logger.child({ actor: 'search' }) });
+    queryLanes.current(); // start loading now, not at the first search
+    stack.push(() => queryLanes.close());
+    const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => queryLanes.current() });
 
     const { app, sessions } = createApp({
       config,
@@ -128,8 +209,13 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       status,
       store: store.api,
       filters,
+      filterEditor,
       jobs,
       indexing,
+      watch,
+      queue,
+      scheduler,
+      search,
       sseHeartbeatMs: options.sseHeartbeatMs,
     });
 
@@ -148,6 +234,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const embedderReady = embedders.start().catch((err: unknown) => logger.error({ err }, 'embedder start-up check failed'));
     embedders.watch(options.modelCheckIntervalMs ?? 60_000);
     modelPull?.start();
+    // Watch every active job again and catch up on what changed while the service was down.
+    watch.reconcileAll();
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
 
     let closing: Promise<void> | null = null;
@@ -162,6 +250,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       embedders,
       embedderReady,
       modelPull,
+      watch,
+      queue,
+      scheduler,
       logger,
       close(reason = 'shutdown') {
         closing ??= (async () => {

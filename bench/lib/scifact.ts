@@ -47,16 +47,8 @@ export function loadQueries(split: 'test' | 'train'): SciFactQueries {
   return { queries, qrels };
 }
 
-/** nDCG@k with binary relevance. */
-export function ndcgAt(k: number, ranked: readonly string[], relevant: ReadonlySet<string>): number {
-  let dcg = 0;
-  ranked.slice(0, k).forEach((id, i) => {
-    if (relevant.has(id)) dcg += 1 / Math.log2(i + 2);
-  });
-  let ideal = 0;
-  for (let i = 0; i < Math.min(k, relevant.size); i++) ideal += 1 / Math.log2(i + 2);
-  return ideal > 0 ? dcg / ideal : 0;
-}
+/** nDCG@k with binary relevance (kept here for the benches that import it from this module). */
+export { ndcgAt } from './metrics.js';
 
 export function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;

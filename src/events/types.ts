@@ -1,3 +1,8 @@
+import type { FilterConfig, FilterMode } from '../filters/schema.js';
+import type { QueueItem, QueueRemovalCause, QueueStatus } from '../actors/queue/types.js';
+import type { RuleEvaluation } from '../actors/scheduler/evaluate.js';
+import type { WatchJob } from '../store/repositories/jobs.repository.js';
+
 /**
  * The event catalogue of /api/updates: one entry per event name, mapping to its payload. Later work adds kinds
  * here (and to the README's catalogue); publishers and the SSE route are typed by this map.
@@ -43,6 +48,60 @@ export interface EventMap {
   model_pull_progress: { model: string; file: string; file_index: number; file_count: number; received_bytes: number; total_bytes: number | null };
   /** A model download ended: `ok` with the folder, or the failure's `code` and `error`. */
   model_pull_completed: { model: string; ok: boolean; dir: string; code: string | null; error: string | null };
+  /**
+   * The filter configuration changed (PUT /api/filters/config, POST/DELETE /api/filters/pattern, reset).
+   * `changed` names what changed: 'mode' and/or per-mode list fields. When `applied`, `removed` files have left
+   * the index and `queued` are being indexed by run `run_id` (null when not applied).
+   */
+  filters_changed: {
+    mode: FilterMode;
+    changed: string[];
+    applied: boolean;
+    removed: number;
+    queued: number;
+    run_id: string | null;
+    config: FilterConfig;
+  };
+  // Watch jobs and what their watchers see (before the queue's cooldown).
+  watch_added: { job: WatchJob; absorbed_job_ids: number[] };
+  watch_removed: { job_id: number; path: string; files_removed: number; queue_items_removed: number };
+  /** A job's watch mode changed, e.g. to polling because the OS refused more native watches (ENOSPC). */
+  watch_mode_changed: { job_id: number; path: string; mode: 'native' | 'polling'; reason: string };
+  /** A watcher problem that did not stop the watch. */
+  watch_error: { job_id: number; path: string | null; code: string; error: string };
+  file_created: WatchedFileEvent;
+  file_modified: WatchedFileEvent;
+  file_deleted: WatchedFileEvent;
+  file_moved: WatchedFileEvent & { dest_path: string; dest_job_id: number };
+  /** A folder left; `files` indexed files under it are queued for deletion. */
+  folder_deleted: WatchedFileEvent & { files: number };
+
+  // The indexing queue (items in the shape of GET /api/queue/items).
+  queue_item_added: { item: QueueItem };
+  queue_item_updated: { item: QueueItem };
+  queue_item_processing: { item: QueueItem };
+  queue_item_completed: { item: QueueItem };
+  queue_item_failed: { item: QueueItem; reason: string };
+  queue_item_removed: { item: QueueItem; cause: QueueRemovalCause };
+  /** A pause flag changed and the queue is paused overall (payload: the queue status). */
+  queue_paused: QueueStatus;
+  queue_resumed: QueueStatus;
+
+  // The scheduler's decisions (only on a change).
+  scheduler_paused: SchedulerDecision;
+  scheduler_resumed: SchedulerDecision;
+}
+
+export interface WatchedFileEvent {
+  job_id: number;
+  path: string;
+}
+
+export interface SchedulerDecision {
+  conditions_met: boolean;
+  detail: string;
+  checked_at: string;
+  rules: RuleEvaluation[];
 }
 
 export type IndexRunKind = 'directory' | 'file' | 'watch' | 'reconcile' | 'queue' | 'filters' | 'reembed';

@@ -3,8 +3,8 @@ import type { ConfigRepository } from '../store/repositories/config.repository.j
 import { parseFilterConfig } from './config.js';
 import { defaultFilterConfig } from './defaults.js';
 import { compileFilter, type FilterDecision, type FilterMatcher } from './matcher.js';
-import { findRoot } from './paths.js';
-import type { FilterConfig } from './schema.js';
+import { findRoot, normaliseRelativePath } from './paths.js';
+import type { EntryKind, FilterConfig, FilterMode } from './schema.js';
 import path from 'node:path';
 
 /** Stored in app_config under this key, as one JSON document. */
@@ -72,5 +72,34 @@ export class FilterService {
     const root = found?.root ?? path.dirname(absolutePath);
     const relative = found?.relativePath ?? path.basename(absolutePath);
     return { ...this.#matcher.decide(relative, kind), root };
+  }
+
+  /**
+   * POST /api/filters/test: the decision for `target`, an absolute path (judged from the deepest watched folder
+   * containing it, else from its own folder, as decide() does) or a path relative to a watched folder. With
+   * `mode`, as if that mode were active (its own lists). A relative path leaving its folder is refused.
+   */
+  explain(
+    target: string,
+    roots: readonly string[],
+    options: { kind: EntryKind; mode?: FilterMode },
+  ): { ok: true; decision: FilterDecision; root: string | null; watched: boolean; relativePath: string } | { ok: false; reason: string } {
+    const matcher = options.mode === undefined || options.mode === this.#config.mode ? this.#matcher : compileFilter({ ...this.#config, mode: options.mode });
+    if (path.isAbsolute(target)) {
+      const found = findRoot(roots, target);
+      const root = found?.root ?? path.dirname(target);
+      const relativePath = found?.relativePath ?? path.basename(target);
+      // A watched folder (or the file-system root) itself: walked, nothing above it is judged.
+      const kind = relativePath === '' ? 'directory' : options.kind;
+      return { ok: true, decision: matcher.decide(relativePath, kind), root, watched: found !== null, relativePath };
+    }
+    let relativePath: string;
+    try {
+      relativePath = normaliseRelativePath(target);
+    } catch (err) {
+      return { ok: false, reason: (err as Error).message };
+    }
+    const kind = relativePath === '' ? 'directory' : options.kind;
+    return { ok: true, decision: matcher.decide(relativePath, kind), root: null, watched: false, relativePath };
   }
 }

@@ -5,7 +5,11 @@ import { jsonBodyMiddleware } from './middleware/body.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { securityMiddleware } from './middleware/security.js';
 import { filesRoutes } from './routes/files.js';
+import { filtersRoutes } from './routes/filters.js';
 import { indexRoutes } from './routes/index.js';
+import { queueRoutes } from './routes/queue.js';
+import { watchRoutes } from './routes/watch.js';
+import { searchRoutes } from './routes/search.js';
 import { settingsRoutes } from './routes/settings.js';
 import { statusRoutes } from './routes/status.js';
 import { SseSessions, updatesRoutes } from './routes/updates.js';
@@ -26,6 +30,10 @@ export function createApp(deps: AppDeps): HttpApp {
   statusRoutes(router, deps);
   indexRoutes(router, deps);
   filesRoutes(router, deps);
+  searchRoutes(router, deps);
+  filtersRoutes(router, deps);
+  watchRoutes(router, deps);
+  queueRoutes(router, deps);
   updatesRoutes(router, deps, sessions);
 
   app.use(errorMiddleware(deps.logger));

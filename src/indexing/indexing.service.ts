@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EventBus } from '../events/bus.js';
 import type { IndexRunKind } from '../events/types.js';
@@ -13,6 +14,8 @@ import { IndexRun } from './run.js';
 
 /** Stale files fetched per query of a re-embed run (ids and paths only; the text is read per file). */
 const REEMBED_PAGE = 500;
+/** Files written by one run that make it worth refreshing the database's statistics afterwards. */
+const MAINTENANCE_THRESHOLD = 100;
 
 export interface DirectoryRunOptions {
   kind: IndexRunKind;
@@ -52,6 +55,7 @@ export class IndexingService {
   /** startReembed calls, one after the other (each cancels the previous run before counting). */
   #reembedQueue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  readonly #done = new WeakMap<IndexRun, Promise<void>>();
 
   constructor(private readonly deps: IndexingServiceDeps) {}
 
@@ -106,6 +110,34 @@ export class IndexingService {
     return run;
   }
 
+  /**
+   * A run whose work the caller supplies (filter application: removals, then the files a change newly includes).
+   * Tracked like the others: counted in activeRuns, cancelled by close(), completed (with its event) when the work
+   * ends. `done` resolves then (never rejects: a failure is logged).
+   */
+  startRun(kind: IndexRunKind, runPath: string, force: boolean, work: (run: IndexRun) => Promise<void>): { run: IndexRun; done: Promise<void> } {
+    const run = new IndexRun(this.deps.bus, kind, runPath, force);
+    const done = this.#track(run, () => work(run));
+    return { run, done };
+  }
+
+  /** Indexes the given files inside a run, with the same bounded concurrency as a scan; resolves when all are done. */
+  async indexFiles(run: IndexRun, files: readonly string[], options: { force: boolean }): Promise<void> {
+    const limiter = new Limiter(this.deps.pool.stats().maxThreads * (this.deps.inFlightPerThread ?? 2));
+    run.addToTotal(files.length);
+    run.finalizeTotal();
+    for (const file of files) {
+      if (run.signal.aborted) break;
+      await limiter.launch(() => this.deps.indexer.indexFile(file, { run, force: options.force }));
+    }
+    await limiter.drain();
+  }
+
+  /** Resolves when this run has finished (completed or cancelled); at once for a run that is over. */
+  finished(run: IndexRun): Promise<void> {
+    return this.#done.get(run) ?? Promise.resolve();
+  }
+
   /** Resolves when the run has finished (tests, and callers that must wait). */
   async settled(): Promise<void> {
     while (this.#finished.size > 0) await Promise.all([...this.#finished]);
@@ -119,16 +151,32 @@ export class IndexingService {
     await this.settled();
   }
 
-  #track(run: IndexRun, work: () => Promise<void>): void {
+  /**
+   * After a burst of writes, refresh planner statistics and the visibility map: PGlite has no autovacuum, and
+   * the keyword query reads postings by index-only scan (measured p50 15-20 ms before, 6 ms after, at 5k files).
+   */
+  async #maintainAfter(run: IndexRun): Promise<void> {
+    if (run.counts.indexed + run.counts.removed < MAINTENANCE_THRESHOLD) return;
+    try {
+      await this.deps.store.search.maintain();
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'database maintenance after a run failed');
+    }
+  }
+
+  #track(run: IndexRun, work: () => Promise<void>): Promise<void> {
     this.#runs.add(run);
     const done = work()
       .catch((err: unknown) => this.deps.logger.error({ err, run: run.id }, 'indexing run failed'))
+      .then(() => this.#maintainAfter(run))
       .finally(() => {
         run.complete();
         this.#runs.delete(run);
         this.#finished.delete(done);
       });
     this.#finished.add(done);
+    this.#done.set(run, done);
+    return done;
   }
 
   /**
@@ -208,9 +256,19 @@ export class IndexingService {
         !unreadableDirs.some((d) => p === d || p.startsWith(d.endsWith(path.sep) ? d : d + path.sep)) &&
         (recursive || path.dirname(p) === directory),
     );
-    for (const p of stale) await indexer.removeFile(p, 'deleted', run);
+    // Still on disk: the walk left it out, i.e. the filters (or the job's file_pattern) now exclude it.
+    for (const p of stale) await indexer.removeFile(p, (await exists(p)) ? 'excluded' : 'deleted', run);
 
     const dimension = this.deps.embeddingDimension();
     if (dimension !== null && run.counts.indexed > 0) await store.files.ensureVectorIndex(dimension);
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch {
+    return false;
   }
 }

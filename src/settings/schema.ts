@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import Type, { type Static, type TSchema } from 'typebox';
-import { SchedulerRulesSchema } from './scheduler-rules.js';
+import { CHECK_INTERVAL_MAX_SECONDS, CHECK_INTERVAL_MIN_SECONDS, MAX_RULES, SchedulerRuleInput } from '../actors/scheduler/schema.js';
 
 /**
  * The settings object of GET /api/settings/, grouped by section (spec 2.1). This schema is the single source of
@@ -45,12 +45,30 @@ export const SettingsSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
+    search: Type.Object(
+      {
+        bm25_k1: Type.Number({ minimum: 0, maximum: 5, default: 1.2, description: 'BM25 term-frequency saturation (k1)' }),
+        bm25_b: Type.Number({ minimum: 0, maximum: 1, default: 0.75, description: 'BM25 length normalisation (b)' }),
+        weight_name: Type.Number({ minimum: 0, maximum: 100, default: 4, description: 'BM25F weight of the file name and title' }),
+        weight_keywords: Type.Number({ minimum: 0, maximum: 100, default: 1.25, description: 'BM25F weight of the keywords' }),
+        weight_summary: Type.Number({ minimum: 0, maximum: 100, default: 1.25, description: 'BM25F weight of the summary' }),
+        weight_content: Type.Number({ minimum: 0.01, maximum: 100, default: 1, description: 'BM25F weight of the content (above 0, so some field always counts)' }),
+        semantic_weight: Type.Number({ minimum: 0, maximum: 1, default: 0.1, description: 'Share of the min-max-normalised cosine in relevance_score' }),
+        keyword_weight: Type.Number({ minimum: 0, maximum: 1, default: 0.9, description: 'Share of the min-max-normalised BM25 in relevance_score' }),
+      },
+      { additionalProperties: false },
+    ),
     scheduler: Type.Object(
       {
         enabled: Type.Boolean({ default: false, description: 'Pause the queue when system conditions do not satisfy the rules' }),
         combine_mode: Type.Union([Type.Literal('ALL'), Type.Literal('ANY')], { default: 'ALL', description: 'ALL: every enabled rule must pass; ANY: at least one' }),
-        check_interval_seconds: Type.Number({ minimum: 1, maximum: 86400, default: 60, description: 'Seconds between condition checks' }),
-        rules: SchedulerRulesSchema,
+        check_interval_seconds: Type.Integer({ minimum: CHECK_INTERVAL_MIN_SECONDS, maximum: CHECK_INTERVAL_MAX_SECONDS, default: 60, description: 'Seconds between condition checks' }),
+        unavailable_policy: Type.Union([Type.Literal('fail'), Type.Literal('pass')], {
+          default: 'fail',
+          description: "How a rule whose metric this machine cannot read counts: 'fail' (does not pass) or 'pass'; shown as unavailable either way",
+        }),
+        // The scheduler's own rule schema (one variant per rule type); SchedulerService adds its precise messages.
+        rules: Type.Array(SchedulerRuleInput, { maxItems: MAX_RULES, default: [], description: 'Scheduler rules (see the scheduler section of the README)' }),
       },
       { additionalProperties: false },
     ),

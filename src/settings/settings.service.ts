@@ -21,6 +21,7 @@ export class SettingsService {
   #current: Settings;
   #listeners = new Set<SettingsListener>();
   #validators = new Map<string, SettingValidator>();
+  #normalizers = new Map<string, (value: unknown) => unknown>();
   #updating: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -52,9 +53,11 @@ export class SettingsService {
    * Replaces the generic schema check of one key by a validator with more precise messages (e.g. scheduler
    * rules, where a union's generic error would not say which operator the rule type allows).
    */
-  addValidator(key: string, validator: SettingValidator): void {
+  addValidator(key: string, validator: SettingValidator, normalize?: (value: unknown) => unknown): void {
     if (!settingDefinitions.has(key)) throw new TypeError(`addValidator: unknown setting '${key}'`);
     this.#validators.set(key, validator);
+    // A valid value in its stored form, e.g. scheduler rules with the default `enabled: true` filled in.
+    if (normalize) this.#normalizers.set(key, normalize);
   }
 
   get(): Settings {
@@ -93,7 +96,8 @@ export class SettingsService {
     if (errors.length > 0) return { ok: false, errors };
     const next = structuredClone(this.#current);
     const changed: string[] = [];
-    for (const [key, value] of Object.entries(patch)) {
+    for (const [key, given] of Object.entries(patch)) {
+      const value = this.#normalizers.get(key)?.(given) ?? given;
       if (JSON.stringify(getAt(next, key)) !== JSON.stringify(value)) changed.push(key);
       setAt(next, key, structuredClone(value));
     }

@@ -4,7 +4,9 @@ import { createConfigRepository, type ConfigRepository } from './repositories/co
 import { createFilesRepository, type FilesRepository } from './repositories/files.repository.js';
 import { createEmbeddingsRepository, type EmbeddingsRepository } from './repositories/embeddings.repository.js';
 import { createHealthRepository, type HealthRepository } from './repositories/health.repository.js';
+import { createSearchRepository, type SearchRepository } from './repositories/search.repository.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.repository.js';
+import { createQueueRepository, type QueueRepository } from './repositories/queue.repository.js';
 import type { SqlDatabase } from './sql.js';
 
 /**
@@ -17,6 +19,8 @@ export interface StoreApi {
   jobs: JobsRepository;
   files: FilesRepository;
   embeddings: EmbeddingsRepository;
+  queue: QueueRepository;
+  search: SearchRepository;
 }
 
 export type RepositoryName = keyof StoreApi;
@@ -28,6 +32,8 @@ export function createStore(db: SqlDatabase): StoreApi {
     jobs: createJobsRepository(db),
     files: createFilesRepository(db),
     embeddings: createEmbeddingsRepository(db),
+    search: createSearchRepository(db),
+    queue: createQueueRepository(db),
   };
 }
 

@@ -16,10 +16,10 @@ forEachEngine('settings routes', (engine) => {
     const b = await t.request('GET', '/api/settings');
     expect(a.status).to.equal(200);
     expect(a.body).to.deep.equal(b.body);
-    expect(a.body).to.have.all.keys('summarizer', 'queue', 'indexing', 'scheduler');
+    expect(a.body).to.have.all.keys('summarizer', 'queue', 'indexing', 'search', 'scheduler');
     expect(a.body.indexing).to.have.all.keys('max_file_size_mb', 'max_text_chars', 'file_timeout_seconds');
     expect(a.body.queue).to.have.all.keys('cooldown_seconds', 'max_concurrency', 'max_retries');
-    expect(a.body.scheduler).to.have.all.keys('enabled', 'combine_mode', 'check_interval_seconds', 'rules');
+    expect(a.body.scheduler).to.have.all.keys('enabled', 'combine_mode', 'check_interval_seconds', 'unavailable_policy', 'rules');
     expect(a.body.summarizer).to.include.keys('provider', 'model');
   });
 

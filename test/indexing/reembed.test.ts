@@ -54,6 +54,13 @@ forEachEngine('re-embedding after a model change', (engine) => {
     expect(run.counts).to.include({ indexed: 4, failed: 1 });
   }
 
+  /** A semantic-only search in the tree: it only finds chunks of the model the query was embedded with. */
+  async function semanticSearch(query: string): Promise<{ file: { filename: string }; semantic_score: number }[]> {
+    const res = await t.request('POST', '/api/search/', { query, directory: tree.root, mode: 'semantic' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return res.body.results as { file: { filename: string }; semantic_score: number }[];
+  }
+
   async function records(): Promise<Record<string, Record<string, unknown>>> {
     const known = await t.service.store.api.files.knownUnder(tree.root);
     const entries = await Promise.all(known.map(async (k) => [path.relative(tree.root, k.path), await t.service.store.api.files.get(k.id)] as const));
@@ -144,6 +151,8 @@ forEachEngine('re-embedding after a model change', (engine) => {
     await eventually(() => t.service.indexing.lastReembed?.finishedAt, 20_000);
     await t.service.indexing.settled();
     expect(Object.values(await records()).filter((r) => r.status === 'indexed').map((r) => r.embedding_model)).to.deep.equal([TRANSFORMER, TRANSFORMER, TRANSFORMER, TRANSFORMER]);
+    // Queries follow the model: only the transformer's chunks are left, and semantic search finds them.
+    expect((await semanticSearch('sourdough bread bakery')).length).to.be.greaterThan(0);
 
     // The model goes away again, and a scan starts at that very moment, racing the re-embed run: whichever
     // takes a file first re-embeds it from the stored text; nothing is parsed or analyzed again.
@@ -158,6 +167,8 @@ forEachEngine('re-embedding after a model change', (engine) => {
     expect(scan!.counts).to.include({ processed: 5, failed: 0 });
     expect(seen.filter((e) => e.type === 'file_parsing' || e.type === 'file_summarized')).to.deep.equal([]);
     expect(seen.filter((e) => e.type === 'file_embedded')).to.have.length(3); // one of the two identical files is copied
+    const hits = await semanticSearch('sourdough bread bakery');
+    expect(hits.map((h) => h.file.filename)).to.include('report.txt');
   });
 
   it('falls back to the built-in embedder, with the reason, when the model cannot be loaded, and keeps the index', async () => {

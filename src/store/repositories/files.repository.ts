@@ -27,6 +27,9 @@ export interface FilesRepository {
   removePaths(paths: string[]): Promise<string[]>;
   /** Removes every file under a directory; answers the removed paths. */
   removeUnder(directory: string): Promise<string[]>;
+  /** Paths of every file in the index (indexed or failed) after `after`, in path order, at most `limit`: pages
+   * through a large index without holding it all at once (filter application). */
+  listPaths(after: string | null, limit: number): Promise<string[]>;
   get(id: number): Promise<FileRecord | null>;
   stats(): Promise<FileStats>;
   /** Creates the HNSW index for vectors of this dimension if missing (after a bulk load is cheapest). */
@@ -243,6 +246,13 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
 
     async removeUnder(directory) {
       const { rows } = await db.query<{ path: string }>('DELETE FROM files WHERE path LIKE $1 RETURNING path', [underPattern(directory)]);
+      return rows.map((r) => r.path);
+    },
+
+    async listPaths(after, limit) {
+      const { rows } = after === null
+        ? await db.query<{ path: string }>('SELECT path FROM files ORDER BY path LIMIT $1', [limit])
+        : await db.query<{ path: string }>('SELECT path FROM files WHERE path > $1 ORDER BY path LIMIT $2', [after, limit]);
       return rows.map((r) => r.path);
     },
 

@@ -1,0 +1,321 @@
+/**
+ * The watcher actor's implementation (it runs in workers/watcher.worker.ts; tests also run it in-process).
+ * One chokidar instance per watched directory. It filters and forwards; the queue decides:
+ * - `ignored` prunes excluded folders (never watched, never read) and our own data directory;
+ * - file events are checked against the filters and the job's file_pattern again (chokidar asks `ignored`
+ *   without stats in places, so a file cannot always be told from a folder there);
+ * - unlink + add of the same file identity become a `move` (move-pairer.ts), using a stat cache filled from
+ *   chokidar's initial scan and later events;
+ * - events leave in batches (at most every `batchIntervalMs`, at most `maxBatch` each);
+ * - when the OS refuses more watches (ENOSPC, EMFILE), the job is watched by polling instead, and a `mode`
+ *   event says so (the owner then re-scans the job, so nothing changed meanwhile is missed).
+ */
+import type { Stats } from 'node:fs';
+import path from 'node:path';
+import chokidar, { type FSWatcher } from 'chokidar';
+import { compileFilePattern, compileFilter, type FilePatternMatcher, type FilterMatcher } from '../../filters/matcher.js';
+import { relativeToRoot } from '../../filters/paths.js';
+import type { FilterConfig } from '../../filters/schema.js';
+import { MovePairer, type FileIdentity, type PairedEvent } from './move-pairer.js';
+import type { JobWatchState, WatcherEvent, WatcherTuning, WatchMode, WatchSpec } from './protocol.js';
+
+/** Error codes that mean "the OS will not give us more native watches". */
+const WATCH_LIMIT_CODES = new Set(['ENOSPC', 'EMFILE']);
+/** A file changed this recently, seen while a replacement watcher starts, is reported (it may have been missed). */
+const CATCH_UP_SLACK_MS = 2_000;
+
+interface Instance {
+  watcher: FSWatcher;
+  mode: WatchMode;
+  ready: boolean;
+  startedAt: number;
+  /** Report files changed around the start (a replacement watcher: the old one may have missed them). */
+  catchUp: boolean;
+}
+
+interface Job {
+  spec: WatchSpec;
+  pattern: FilePatternMatcher;
+  current: Instance | null;
+  reason: string | null;
+  /** A replacement (filters changed, fallback to polling) under way. */
+  replacing: Promise<void> | null;
+  removed: boolean;
+}
+
+export interface WatcherCoreOptions {
+  emit: (events: WatcherEvent[]) => void;
+  ownDataDir: string;
+  filters: FilterConfig;
+  tuning: WatcherTuning;
+  now?: () => number;
+}
+
+function identity(stats: Stats): FileIdentity {
+  return { size: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino };
+}
+
+function errorCode(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : 'EUNKNOWN';
+}
+
+export class WatcherCore {
+  readonly #emitBatch: (events: WatcherEvent[]) => void;
+  readonly #ownDataDir: string;
+  readonly #tuning: WatcherTuning;
+  readonly #now: () => number;
+  readonly #jobs = new Map<number, Job>();
+  /** What each known file looked like: the unlink half of a rename is paired by it. */
+  readonly #stats = new Map<string, FileIdentity>();
+  readonly #pairer: MovePairer;
+  #matcher: FilterMatcher;
+  #out: WatcherEvent[] = [];
+  #batchTimer: NodeJS.Timeout | null = null;
+  #releaseTimer: NodeJS.Timeout | null = null;
+  #releaseAt = Infinity;
+  #closed = false;
+
+  constructor(options: WatcherCoreOptions) {
+    this.#emitBatch = options.emit;
+    this.#ownDataDir = path.resolve(options.ownDataDir);
+    this.#tuning = options.tuning;
+    this.#now = options.now ?? Date.now;
+    this.#matcher = compileFilter(options.filters);
+    this.#pairer = new MovePairer({ quietMs: options.tuning.moveQuietMs, maxHoldMs: options.tuning.moveMaxHoldMs });
+  }
+
+  async watch(spec: WatchSpec, options: { catchUp?: boolean } = {}): Promise<JobWatchState> {
+    if (this.#closed) throw new Error('watcher is closed');
+    if (this.#jobs.has(spec.jobId)) throw new Error(`job ${spec.jobId} is already watched`);
+    const pattern = compileFilePattern(spec.filePattern);
+    if (!pattern.ok) throw new Error(`job ${spec.jobId}: invalid file_pattern: ${pattern.reason}`);
+    const job: Job = { spec: { ...spec, root: path.resolve(spec.root) }, pattern: pattern.matcher, current: null, reason: null, replacing: null, removed: false };
+    this.#jobs.set(spec.jobId, job);
+    const instance = await this.#start(job, 'native', options.catchUp ?? false);
+    if (job.removed) await instance.watcher.close();
+    await job.replacing; // a fallback to polling may have started during the initial scan
+    return this.#state(job);
+  }
+
+  async unwatch(jobId: number): Promise<void> {
+    const job = this.#jobs.get(jobId);
+    if (!job) return;
+    job.removed = true;
+    this.#jobs.delete(jobId);
+    await job.replacing?.catch(() => undefined);
+    await job.current?.watcher.close();
+    job.current = null;
+  }
+
+  /** New filters: new events are judged by them at once; each watch is renewed so folders follow them too. */
+  async setFilters(filters: FilterConfig): Promise<void> {
+    this.#matcher = compileFilter(filters);
+    for (const job of [...this.#jobs.values()]) {
+      await job.replacing?.catch(() => undefined);
+      if (job.removed || !job.current) continue;
+      await this.#replace(job, job.current.mode);
+    }
+  }
+
+  states(): JobWatchState[] {
+    return [...this.#jobs.values()].map((job) => this.#state(job));
+  }
+
+  /** Folders chokidar watches for a job (diagnostics and tests: excluded folders must not be among them). */
+  watchedDirectories(jobId: number): string[] {
+    const job = this.#jobs.get(jobId);
+    if (!job?.current) return [];
+    const root = job.spec.root;
+    return Object.keys(job.current.watcher.getWatched())
+      .map((dir) => path.resolve(dir))
+      .filter((dir) => dir === root || dir.startsWith(root + path.sep))
+      .sort();
+  }
+
+  flush(): void {
+    if (this.#batchTimer) clearTimeout(this.#batchTimer);
+    this.#batchTimer = null;
+    while (this.#out.length > 0) {
+      const batch = this.#out.length <= this.#tuning.maxBatch ? this.#out : this.#out.slice(0, this.#tuning.maxBatch);
+      this.#out = batch === this.#out ? [] : this.#out.slice(batch.length);
+      this.#emitBatch(batch);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const jobId of [...this.#jobs.keys()]) await this.unwatch(jobId);
+    if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
+    this.#releaseTimer = null;
+    this.#forward(this.#pairer.releaseAll());
+    this.flush();
+  }
+
+  // ------------------------------------------------------------------------------------------ chokidar
+
+  async #start(job: Job, mode: WatchMode, catchUp: boolean): Promise<Instance> {
+    const poll = this.#tuning.pollIntervalMs;
+    const watcher = chokidar.watch(job.spec.root, {
+      ignored: (p: string, stats?: Stats) => this.#ignored(job, p, stats),
+      ignoreInitial: false,
+      alwaysStat: true,
+      followSymlinks: false,
+      persistent: true,
+      ignorePermissionErrors: true,
+      ...(job.spec.recursive ? {} : { depth: 0 }),
+      usePolling: mode === 'polling',
+      interval: poll,
+      binaryInterval: poll,
+      atomic: mode === 'native',
+    });
+    const instance: Instance = { watcher, mode, ready: false, startedAt: this.#now(), catchUp };
+    job.current ??= instance; // the first instance of a job is current at once (a replacement only when ready)
+    watcher.on('add', (p: string, stats?: Stats) => this.#onAdd(job, instance, p, stats));
+    watcher.on('change', (p: string, stats?: Stats) => this.#onChange(job, p, stats));
+    watcher.on('unlink', (p: string) => this.#onUnlink(job, p));
+    watcher.on('unlinkDir', (p: string) => this.#onUnlinkDir(job, p));
+    watcher.on('error', (err: unknown) => this.#onError(job, instance, err));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    instance.ready = true;
+    const simulated = this.#tuning.simulateNativeError;
+    if (simulated && mode === 'native') {
+      const err = Object.assign(new Error(`${simulated}: System limit for number of file watchers reached (simulated)`), { code: simulated });
+      setImmediate(() => watcher.emit('error', err));
+    }
+    return instance;
+  }
+
+  /** Starts a new instance, and only once it is ready stops the old one: no change falls between them. */
+  #replace(job: Job, mode: WatchMode): Promise<void> {
+    const run = (async () => {
+      const next = await this.#start(job, mode, true);
+      const old = job.current;
+      if (job.removed) {
+        await next.watcher.close();
+        return;
+      }
+      job.current = next;
+      await old?.watcher.close();
+    })();
+    job.replacing = run.finally(() => {
+      if (job.replacing === tracked) job.replacing = null;
+    });
+    const tracked = job.replacing;
+    return tracked;
+  }
+
+  #ignored(job: Job, p: string, stats?: Stats): boolean {
+    const abs = path.resolve(p);
+    if (abs === this.#ownDataDir || abs.startsWith(this.#ownDataDir + path.sep)) return true;
+    const rel = relativeToRoot(job.spec.root, abs);
+    if (rel === null) return true;
+    if (rel === '') return false;
+    if (stats?.isFile() || (!stats && this.#stats.has(abs))) return !this.#accepts(job, rel);
+    // A folder, or not known yet: prune only what is an excluded folder (name patterns match files too).
+    return !this.#matcher.shouldDescend(rel);
+  }
+
+  #accepts(job: Job, rel: string): boolean {
+    return this.#matcher.isIndexed(rel, 'file') && job.pattern.matches(rel);
+  }
+
+  #acceptsPath(job: Job, abs: string): boolean {
+    const rel = relativeToRoot(job.spec.root, abs);
+    return rel !== null && rel !== '' && this.#accepts(job, rel);
+  }
+
+  // ------------------------------------------------------------------------------------------ events
+
+  #onAdd(job: Job, instance: Instance, p: string, stats?: Stats): void {
+    if (job.removed || !stats || !this.#acceptsPath(job, p)) return;
+    const id = identity(stats);
+    this.#stats.set(p, id);
+    if (!instance.ready) {
+      // chokidar's initial scan: files already there. Only a replacement reports the recently changed ones.
+      const since = instance.startedAt - CATCH_UP_SLACK_MS;
+      if (instance.catchUp && (stats.ctimeMs >= since || stats.mtimeMs >= since)) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
+      return;
+    }
+    this.#forward(this.#pairer.add(job.spec.jobId, p, id, this.#now()));
+  }
+
+  #onChange(job: Job, p: string, stats?: Stats): void {
+    if (job.removed || !this.#acceptsPath(job, p)) return;
+    if (stats) this.#stats.set(p, identity(stats));
+    if (this.#pairer.change(p, this.#now())) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
+    this.#armRelease();
+  }
+
+  #onUnlink(job: Job, p: string): void {
+    if (job.removed) return;
+    const known = this.#stats.get(p) ?? null;
+    this.#stats.delete(p);
+    if (!this.#acceptsPath(job, p)) return;
+    this.#forward(this.#pairer.unlink(job.spec.jobId, p, known, this.#now()));
+  }
+
+  #onUnlinkDir(job: Job, p: string): void {
+    if (job.removed) return;
+    this.#pairer.unlinkDir(job.spec.jobId, p, this.#now());
+    this.#armRelease();
+  }
+
+  #onError(job: Job, instance: Instance, err: unknown): void {
+    if (job.removed) return;
+    const code = errorCode(err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (WATCH_LIMIT_CODES.has(code) && instance.mode === 'native' && job.current === instance && !job.replacing) {
+      const seconds = this.#tuning.pollIntervalMs / 1000;
+      job.reason =
+        `${code}: the operating system refused more file watches (${message}); this folder is watched by polling ` +
+        `(every ${seconds} s) instead. On Linux raise fs.inotify.max_user_watches (sysctl) and restart to watch natively again.`;
+      const reason = job.reason;
+      this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code, message });
+      void this.#replace(job, 'polling').then(
+        () => {
+          if (!job.removed) this.#push({ type: 'mode', jobId: job.spec.jobId, mode: 'polling', reason });
+        },
+        (e: unknown) => this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code: errorCode(e), message: String(e) }),
+      );
+      return;
+    }
+    this.#push({ type: 'error', jobId: job.spec.jobId, path: null, code, message });
+  }
+
+  /** Paired events go out now; held ones are released by a timer. */
+  #forward(events: PairedEvent[]): void {
+    for (const event of events) this.#push(event);
+    this.#armRelease();
+  }
+
+  #armRelease(): void {
+    const at = this.#pairer.nextReleaseAt();
+    if (at === null || (this.#releaseTimer && this.#releaseAt <= at)) return;
+    if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
+    this.#releaseAt = at;
+    this.#releaseTimer = setTimeout(() => {
+      this.#releaseTimer = null;
+      this.#releaseAt = Infinity;
+      for (const event of this.#pairer.release(this.#now())) this.#push(event);
+      this.#armRelease();
+    }, Math.max(0, at - this.#now()) + 1);
+  }
+
+  #push(event: WatcherEvent): void {
+    this.#out.push(event);
+    if (this.#out.length >= this.#tuning.maxBatch) this.flush();
+    else this.#batchTimer ??= setTimeout(() => this.flush(), this.#tuning.batchIntervalMs);
+  }
+
+  #state(job: Job): JobWatchState {
+    const instance = job.current;
+    return {
+      jobId: job.spec.jobId,
+      root: job.spec.root,
+      mode: instance?.mode ?? 'native',
+      ready: instance?.ready ?? false,
+      reason: instance?.mode === 'polling' ? job.reason : null,
+      directories: this.watchedDirectories(job.spec.jobId).length,
+    };
+  }
+}

@@ -1,0 +1,164 @@
+import { expect } from 'chai';
+import { mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
+import { DEFAULT_WATCHER_TUNING } from '../../../src/actors/watcher/protocol.js';
+import { WatcherCore } from '../../../src/actors/watcher/watcher-core.js';
+import { defaultFilterConfig } from '../../../src/filters/defaults.js';
+import type { FilterConfig } from '../../../src/filters/schema.js';
+import { eventually } from '../../helpers/assert.js';
+import { tempTree, type TempTree } from '../../helpers/files.js';
+
+const tuning = { ...DEFAULT_WATCHER_TUNING, batchIntervalMs: 20, moveQuietMs: 150, pollIntervalMs: 100 };
+
+describe('WatcherCore (real chokidar, real folders)', function () {
+  this.timeout(30_000);
+  let tree: TempTree;
+  let core: WatcherCore;
+  let events: WatcherEvent[];
+  let batches: number;
+
+  function start(options: { filters?: FilterConfig; simulateNativeError?: string; ownDataDir?: string } = {}): WatcherCore {
+    events = [];
+    batches = 0;
+    core = new WatcherCore({
+      emit: (batch) => {
+        batches++;
+        events.push(...batch);
+      },
+      ownDataDir: options.ownDataDir ?? path.join(tree.root, '..', 'not-there-data-dir'),
+      filters: options.filters ?? defaultFilterConfig(),
+      tuning: { ...tuning, simulateNativeError: options.simulateNativeError ?? null },
+    });
+    return core;
+  }
+
+  const ofType = (type: WatcherEvent['type']) => events.filter((e) => e.type === type);
+  const pathOf = (e: WatcherEvent) => ('path' in e ? e.path : null);
+  const has = (predicate: (e: WatcherEvent) => boolean) => eventually(() => events.some(predicate), 10_000);
+
+  beforeEach(async () => {
+    tree = await tempTree({
+      'a.txt': 'alpha',
+      'docs/b.md': '# bravo',
+      'docs/deep/c.txt': 'charlie',
+      'node_modules/pkg/readme.md': 'dependency',
+      'keys/id_rsa': 'secret',
+    });
+  });
+  afterEach(async () => {
+    await core?.close();
+    await tree.remove();
+  });
+
+  it('reports nothing for files already there, then add, change and unlink', async () => {
+    const state = await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    expect(state).to.include({ jobId: 1, mode: 'native', ready: true, reason: null });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events).to.deep.equal([]);
+
+    await tree.write('docs/new.txt', 'new file');
+    await has((e) => e.type === 'add' && e.path === tree.path('docs/new.txt'));
+    await writeFile(tree.path('a.txt'), 'alpha changed');
+    await has((e) => e.type === 'change' && e.path === tree.path('a.txt'));
+    await rm(tree.path('docs/b.md'));
+    await has((e) => e.type === 'unlink' && e.path === tree.path('docs/b.md'));
+    expect(events.every((e) => e.jobId === 1)).to.equal(true);
+  });
+
+  it('reports a rename and a move into another folder as moves, content untouched', async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await rename(tree.path('a.txt'), tree.path('renamed.txt'));
+    await rename(tree.path('docs/deep/c.txt'), tree.path('docs/c-moved.txt'));
+    await has((e) => e.type === 'move' && e.path === tree.path('a.txt') && e.dest === tree.path('renamed.txt'));
+    await has((e) => e.type === 'move' && e.path === tree.path('docs/deep/c.txt') && e.dest === tree.path('docs/c-moved.txt'));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(ofType('unlink')).to.deep.equal([]);
+    expect(ofType('add')).to.deep.equal([]);
+  });
+
+  it('reports a renamed folder as one move per file (and the old folder leaving)', async () => {
+    for (let i = 0; i < 20; i++) await tree.write(`docs/many/f${i}.txt`, `file ${i}`);
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await rename(tree.path('docs'), tree.path('papers'));
+    await has((e) => e.type === 'unlinkDir' && e.path === tree.path('docs'));
+    const moves = ofType('move') as Extract<WatcherEvent, { type: 'move' }>[];
+    expect(moves.map((m) => path.relative(tree.root, m.dest)).sort()).to.deep.equal(
+      ['papers/b.md', 'papers/deep/c.txt', ...Array.from({ length: 20 }, (_, i) => `papers/many/f${i}.txt`)].sort(),
+    );
+    expect(moves.every((m) => m.dest === m.path.replace(`${path.sep}docs${path.sep}`, `${path.sep}papers${path.sep}`))).to.equal(true);
+    expect(ofType('unlink')).to.deep.equal([]);
+  });
+
+  it('reports a deleted folder: its files and the folder itself', async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await rm(tree.path('docs'), { recursive: true });
+    await has((e) => e.type === 'unlinkDir' && e.path === tree.path('docs'));
+    await eventually(() => ofType('unlink').length === 2);
+    expect(ofType('unlink').map(pathOf).sort()).to.deep.equal([tree.path('docs/b.md'), tree.path('docs/deep/c.txt')]);
+  });
+
+  it('never watches excluded folders or the data directory, and drops excluded files', async () => {
+    await tree.write('data/pglite/base.db', 'db');
+    await start({ ownDataDir: tree.path('data') }).watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    // chokidar's own view: excluded folders (node_modules/, keys/ holds only secrets but is a normal folder)
+    // and the data directory are not watched at all.
+    expect(core.watchedDirectories(1)).to.deep.equal([tree.root, tree.path('docs'), tree.path('docs/deep'), tree.path('keys')]);
+    expect(core.states()[0]!.directories).to.equal(4);
+    await tree.write('node_modules/pkg/new.md', 'x');
+    await tree.write('data/pglite/wal', 'x');
+    await tree.write('keys/id_ed25519', 'secret');
+    await tree.write('visible.txt', 'x');
+    await has((e) => pathOf(e) === tree.path('visible.txt'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events.map(pathOf)).to.deep.equal([tree.path('visible.txt')]);
+  });
+
+  it("respects the job's file_pattern and recursive flag", async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: false, filePattern: '*.md' });
+    await tree.write('top.md', 'x');
+    await tree.write('top.txt', 'x');
+    await tree.write('docs/sub.md', 'x');
+    await has((e) => pathOf(e) === tree.path('top.md'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events.map(pathOf)).to.deep.equal([tree.path('top.md')]);
+  });
+
+  it('applies new filters to events at once and stops watching newly excluded folders', async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    const filters = defaultFilterConfig();
+    filters.blacklist_exclude = [...filters.blacklist_exclude, 'docs/', '*.log'];
+    await core.setFilters(filters);
+    await tree.write('docs/later.txt', 'x');
+    await tree.write('app.log', 'x');
+    await tree.write('kept.txt', 'x');
+    await has((e) => pathOf(e) === tree.path('kept.txt'));
+    await new Promise((r) => setTimeout(r, 300));
+    // (a.txt, written a moment before the watch was renewed, is reported again: the renewal catches up.)
+    expect(events.map(pathOf).filter((p) => p !== tree.path('a.txt') && p !== tree.path('kept.txt'))).to.deep.equal([]);
+    expect(core.watchedDirectories(1)).to.deep.equal([tree.root, tree.path('keys')]);
+  });
+
+  it('falls back to polling when the OS refuses more watches, says why, and keeps reporting changes', async () => {
+    await start({ simulateNativeError: 'ENOSPC' }).watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    const mode = (await eventually(() => events.find((e) => e.type === 'mode'))) as Extract<WatcherEvent, { type: 'mode' }>;
+    expect(mode).to.include({ jobId: 1, mode: 'polling' });
+    expect(mode.reason).to.match(/ENOSPC.*polling.*max_user_watches/);
+    expect(events.find((e) => e.type === 'error')).to.include({ code: 'ENOSPC' });
+    expect(core.states()[0]).to.include({ mode: 'polling', ready: true });
+    await writeFile(tree.path('a.txt'), 'changed while polling');
+    const later = new Date(Date.now() + 10_000);
+    await utimes(tree.path('a.txt'), later, later);
+    await has((e) => e.type === 'change' && e.path === tree.path('a.txt'));
+    await tree.write('docs/polled.txt', 'new');
+    await has((e) => e.type === 'add' && e.path === tree.path('docs/polled.txt'));
+  });
+
+  it('sends a burst in batches of at most maxBatch events', async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await mkdir(tree.path('burst'));
+    await Promise.all(Array.from({ length: 1200 }, (_, i) => writeFile(tree.path(`burst/f${i}.txt`), String(i))));
+    await eventually(() => ofType('add').length === 1200, 20_000);
+    expect(batches).to.be.at.least(3);
+  });
+});

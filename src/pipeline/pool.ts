@@ -6,6 +6,9 @@ import type { EmbedderInfo } from './embedders/types.js';
 import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask } from './task.js';
 import type { ParseOutcome } from './types.js';
 
+/** The message a piscina thread posts once its task module is loaded (piscina's common.READY). */
+const PISCINA_READY = '_WORKER_READY';
+
 /** Where the threads load their embedder from. */
 export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
 
@@ -43,6 +46,8 @@ export class PipelinePool {
   readonly #draining = new Set<Piscina>();
   /** One task per thread is handed to piscina at a time, so a task's timeout counts its run, not its wait. */
   readonly #admission: Limiter;
+  /** Per thread, resolves once it has loaded its module (or exited): see #untilLoaded. */
+  readonly #loading = new WeakMap<Worker, Promise<void>>();
   /** Bumped by useEmbedder: the same folder may hold another model after a pull, so the path alone is no key. */
   #generation = 0;
 
@@ -50,17 +55,58 @@ export class PipelinePool {
     if (!Number.isInteger(options.threads) || options.threads < 1) {
       throw new TypeError('options.threads must be a positive integer');
     }
-    this.#pool = PipelinePool.#create(options);
+    this.#pool = this.#create(options);
     this.#admission = new Limiter(options.threads);
   }
 
-  static #create(options: PipelinePoolOptions): Piscina {
-    return new Piscina({
+  #create(options: PipelinePoolOptions): Piscina {
+    const pool = new Piscina({
       filename: options.workerFile ?? workerPath('pipeline.worker'),
       minThreads: 1,
       maxThreads: options.threads,
       idleTimeout: 60_000,
     });
+    this.#trackLoading(pool);
+    return pool;
+  }
+
+  /**
+   * Notes each new thread's loading. Node 20 aborts the whole process (V8: "IsGraphAsync must be used on an
+   * instantiated module") when a worker is terminated while its ES modules are still being instantiated, which
+   * a service stopped right after it started would do; so the threads are only terminated once loaded.
+   * Called synchronously after whatever may have spawned a thread, before its first message can arrive.
+   */
+  #trackLoading(pool: Piscina): void {
+    for (const thread of pool.threads) {
+      if (this.#loading.has(thread)) continue;
+      this.#loading.set(
+        thread,
+        new Promise<void>((resolve) => {
+          const done = () => {
+            thread.off('message', onMessage);
+            thread.off('exit', done);
+            thread.off('error', done);
+            resolve();
+          };
+          const onMessage = (message: unknown) => {
+            if (typeof message === 'object' && message !== null && PISCINA_READY in message) done();
+          };
+          thread.on('message', onMessage);
+          thread.once('exit', done);
+          thread.once('error', done);
+        }),
+      );
+    }
+  }
+
+  /** Resolves when every thread of `pool` has loaded (bounded: a thread stuck loading is terminated anyway). */
+  async #untilLoaded(pool: Piscina, timeoutMs = 10_000): Promise<void> {
+    const loading = pool.threads.map((t) => this.#loading.get(t)).filter((p): p is Promise<void> => p !== undefined);
+    if (loading.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.all(loading), timeout]);
+    clearTimeout(timer);
   }
 
   prepare(task: Omit<PrepareTask, 'kind'>, options: RunOptions): Promise<TaskOutcome<ParseOutcome>> {
@@ -95,7 +141,9 @@ export class PipelinePool {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
-      return { ok: true, value: (await this.#pool.run(task, { signal })) as R };
+      const running = this.#pool.run(task, { signal });
+      this.#trackLoading(this.#pool); // run() may have started a thread
+      return { ok: true, value: (await running) as R };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (timeout.aborted) {
@@ -114,7 +162,7 @@ export class PipelinePool {
     if (threads === this.#pool.maxThreads) return;
     const old = this.#pool;
     this.options = { ...this.options, threads };
-    this.#pool = PipelinePool.#create(this.options);
+    this.#pool = this.#create(this.options);
     this.#admission.setLimit(threads);
     await this.#retire(old);
   }
@@ -122,6 +170,7 @@ export class PipelinePool {
   async #retire(old: Piscina): Promise<void> {
     this.#draining.add(old);
     try {
+      await this.#untilLoaded(old);
       await old.close();
     } finally {
       this.#draining.delete(old);
@@ -163,12 +212,18 @@ export class PipelinePool {
   }
 
   /** Finishes queued and running tasks, then stops the threads. */
-  close(): Promise<void> {
-    return this.#pool.close();
+  async close(): Promise<void> {
+    await this.#untilLoaded(this.#pool);
+    await this.#pool.close();
   }
 
-  /** Stops at once; tasks in flight fail. */
+  /** Stops without waiting for tasks (those in flight fail); threads still loading are let finish first. */
   async destroy(): Promise<void> {
-    await Promise.all([this.#pool, ...this.#draining].map((p) => p.destroy()));
+    await Promise.all(
+      [this.#pool, ...this.#draining].map(async (p) => {
+        await this.#untilLoaded(p);
+        await p.destroy();
+      }),
+    );
   }
 }

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { defaultBuiltinDir } from '../../src/pipeline/embedders/index.js';
 import { PipelinePool } from '../../src/pipeline/pool.js';
 import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
@@ -61,5 +64,13 @@ describe('PipelinePool', () => {
     } finally {
       await broken.destroy();
     }
+  });
+
+  it('never terminates a thread while it is still loading its modules (Node 20 would abort the process)', async function () {
+    this.timeout(120_000);
+    const fixture = fileURLToPath(new URL('./fixtures/pool-churn.js', import.meta.url));
+    // Destroyed at moments spread over the ~0.6 s a thread takes to load; the child dies with SIGABRT if one is cut.
+    const { stdout } = await promisify(execFile)(process.execPath, [fixture, '24', '800']);
+    expect(stdout.trim()).to.equal('survived');
   });
 });

@@ -5,7 +5,7 @@
  * (it changed on disk) is never overwritten with embeddings of its old text.
  */
 import type { SqlDatabase } from '../sql.js';
-import { replaceChunks } from './files.repository.js';
+import { copyChunks, replaceChunks } from './files.repository.js';
 import type { ChunkRow } from './files.types.js';
 
 /** An indexed file whose chunks were not made by the active model. */
@@ -132,12 +132,7 @@ export function createEmbeddingsRepository(db: SqlDatabase): EmbeddingsRepositor
           [fromId, toId, contentHash],
         );
         if (rows.length === 0) return false;
-        await tx.query('DELETE FROM chunks WHERE file_id = $1', [toId]);
-        await tx.query(
-          `INSERT INTO chunks (file_id, idx, start_char, end_char, text, model, dim, embedding)
-           SELECT $1, idx, start_char, end_char, text, model, dim, embedding FROM chunks WHERE file_id = $2`,
-          [toId, fromId],
-        );
+        await copyChunks(tx, toId, fromId);
         return true;
       });
     },

@@ -106,6 +106,16 @@ async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts'
   return rows[0]!.id;
 }
 
+/** Replaces file `toId`'s chunks with copies of file `fromId`'s (identical content: no need to embed again). */
+export async function copyChunks(tx: SqlExecutor, toId: number, fromId: number): Promise<void> {
+  await tx.query('DELETE FROM chunks WHERE file_id = $1', [toId]);
+  await tx.query(
+    `INSERT INTO chunks (file_id, idx, start_char, end_char, text, model, dim, embedding)
+     SELECT $1, idx, start_char, end_char, text, model, dim, embedding FROM chunks WHERE file_id = $2`,
+    [toId, fromId],
+  );
+}
+
 /** Replaces a file's chunks with `file.chunks`, each labelled with the model that made it and its dimension. */
 export async function replaceChunks(tx: SqlExecutor, fileId: number, file: Pick<IndexedFileWrite, 'embeddingModel' | 'chunks'>): Promise<void> {
   await tx.query('DELETE FROM chunks WHERE file_id = $1', [fileId]);
@@ -214,12 +224,7 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
         const source = rows[0];
         if (!source) throw new Error(`saveCopy: no file with id ${sourceId}`);
         const id = await upsertFacts(tx, { facts, mtimeMs, jobId }, { ...source, status: 'indexed', error_code: null, error: null });
-        await tx.query('DELETE FROM chunks WHERE file_id = $1', [id]);
-        await tx.query(
-          `INSERT INTO chunks (file_id, idx, start_char, end_char, text, model, dim, embedding)
-           SELECT $1, idx, start_char, end_char, text, model, dim, embedding FROM chunks WHERE file_id = $2`,
-          [id, sourceId],
-        );
+        await copyChunks(tx, id, sourceId);
         return id;
       });
     },

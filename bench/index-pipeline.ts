@@ -11,14 +11,15 @@
  * a generated graph of exactly all-MiniLM-L6-v2's shape (random weights cost the same compute), int8 and fp32.
  *
  * Each (embedder, threads) pair runs in a child process of its own, so peak RSS and CPU time are its own:
- *   1. start the service, warm every pipeline thread up on a few synthetic files (model loads are not timed);
+ *   1. start the service, warm it up on 40 synthetic files per thread (model loads and the JIT's compiling of the
+ *      per-file code are not timed: a short run would otherwise carry them);
  *   2. index the corpus, timed: files/s, chunks/s, MB/s, CPU seconds (all threads), peak RSS;
  *   3. re-chunk the stored text and title of every file exactly as the pipeline did, tokenise, batch per file as
  *      the embedder does, and run plain ONNX sessions on N threads (bench/lib/bare-model.ts): the ceiling;
  *   4. pipeline/bare = pipeline chunks/s ÷ bare chunks/s; pipeline/bare CPU = bare CPU per chunk ÷ pipeline's;
  *   5. a second table: a file's CPU time by stage, each stage measured alone on up to 300 of the files spread over
- *      the corpus (bench/lib/breakdown.ts), the vector
- *      index build as timed in the run, and the rest (threads handing work over, messages, garbage collection).
+ *      the corpus (bench/lib/breakdown.ts), the vector index build and the VACUUM ANALYZE after the run as timed
+ *      in the run, and the rest (threads handing work over, messages, garbage collection, V8's compiler threads).
  * The machine is shared and noisy: compare ratios within a run, not absolute numbers across runs.
  */
 import { spawn } from 'node:child_process';
@@ -63,11 +64,14 @@ interface ChildResult {
   breakdown: Breakdown;
   /** Wall time of building the vector index at the end of the run (PGlite: one thread). */
   indexBuildSeconds: number;
+  /** Wall time of the maintenance after the run (VACUUM ANALYZE, store thread). */
+  maintenanceSeconds: number;
   /** The run's own account: analyze and embed (chunk + model + pooling) in the pipeline threads, store writes. */
   stageSeconds: { analyze: number; embed: number; store: number };
 }
 
 const RESULT = 'RESULT ';
+const WARMUP_FILES_PER_THREAD = 40;
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(`--${name}`);
@@ -135,7 +139,9 @@ async function child(config: ChildConfig): Promise<ChildResult> {
 
     // File runs, not a directory run: a directory run builds the vector index at its end, and the measured run
     // must start from an empty database (the initial indexing of a corpus, its index built once at the end).
-    const warm = await warmupDir(dataDir, config.threads * 4);
+    // Enough files that the JIT has compiled the per-file code of every thread (main, store, pipeline) before the
+    // timing starts: with a few files, V8's background compilation of that code lands in a short run's CPU time.
+    const warm = await warmupDir(dataDir, WARMUP_FILES_PER_THREAD * config.threads);
     for (const file of await listFiles(warm)) service.indexing.startFile(file, { force: false });
     await service.indexing.settled();
     const chunksBefore = (await service.store.api.embeddings.chunkSummary()).reduce((n, s) => n + s.chunks, 0);
@@ -150,6 +156,18 @@ async function child(config: ChildConfig): Promise<ChildResult> {
         return await ensureVectorIndex(dimension);
       } finally {
         indexBuildSeconds += (performance.now() - start) / 1000;
+      }
+    };
+    // So is the maintenance after the run (a run of 100 or more changes ends with VACUUM ANALYZE).
+    let maintenanceSeconds = 0;
+    const search = service.store.api.search;
+    const maintain = search.maintain.bind(search);
+    search.maintain = async () => {
+      const start = performance.now();
+      try {
+        return await maintain();
+      } finally {
+        maintenanceSeconds += (performance.now() - start) / 1000;
       }
     };
 
@@ -194,6 +212,7 @@ async function child(config: ChildConfig): Promise<ChildResult> {
       bare: { files: files.length, chunks: bare.chunks, seconds: bare.seconds, cpuSeconds: bare.cpuSeconds },
       breakdown,
       indexBuildSeconds,
+      maintenanceSeconds,
       stageSeconds: { ...run.stageSeconds },
     };
   } finally {
@@ -261,7 +280,8 @@ function breakdownRow(r: ChildResult): Record<string, string | number> {
   const pipeline = (r.cpuSeconds * 1000) / r.files;
   const model = (r.bare.cpuSeconds * 1000) / r.files;
   const indexBuild = (r.indexBuildSeconds * 1000) / r.files;
-  const stages = b.parseMs + b.analyzeMs + b.chunkMs + b.storeMs + indexBuild;
+  const maintenance = (r.maintenanceSeconds * 1000) / r.files;
+  const stages = b.parseMs + b.analyzeMs + b.chunkMs + b.storeMs + indexBuild + maintenance;
   return {
     embedder: r.embedder,
     threads: r.threads,
@@ -274,6 +294,7 @@ function breakdownRow(r: ChildResult): Record<string, string | number> {
     'chunk+tokenize': round(b.chunkMs, 2),
     'store write': round(b.storeMs, 2),
     'vector index build': round(indexBuild, 2),
+    'vacuum analyze': round(maintenance, 2),
     'rest (threads, messages, GC)': round(pipeline - model - stages, 2),
     'model share': `${Math.round((model / pipeline) * 100)}%`,
   };

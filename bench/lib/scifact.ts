@@ -1,7 +1,7 @@
 /** SciFact (BEIR) loading and nDCG@10 for the benchmarks. Data: ../shared/datasets/scifact (never copied). */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sharedPath } from '../../test/helpers/shared.js';
+import { sharedPath, sharedRoot } from '../../test/helpers/shared.js';
 
 export interface SciFactDoc {
   id: string;
@@ -15,6 +15,25 @@ export interface SciFactQueries {
   queries: { id: string; text: string }[];
   /** query id → relevant doc ids */
   qrels: Map<string, Set<string>>;
+}
+
+const SCIFACT_PARTS = ['files', 'queries.jsonl', 'qrels.tsv', 'queries-train.jsonl', 'qrels-train.tsv'];
+
+/**
+ * Whether the SciFact data the search benchmarks read is in place: its files folder (indexed through the service)
+ * and both splits. A value, so a benchmark can say what is missing and stop without a stack trace.
+ */
+export function checkSciFact(root = sharedRoot): { ok: true; files: string } | { ok: false; reason: string } {
+  const dir = path.join(root, 'datasets', 'scifact');
+  const missing = SCIFACT_PARTS.filter((p) => !existsSync(path.join(dir, p)));
+  if (missing.length === 0) return { ok: true, files: path.join(dir, 'files') };
+  return {
+    ok: false,
+    reason:
+      `SciFact data missing: ${missing.map((p) => path.join(dir, p)).join(', ')}. The search benchmarks read the shared ` +
+      `data folder beside the repository (../shared/datasets/scifact: files/<id>.txt, queries*.jsonl, qrels*.tsv; see its ` +
+      `README.md), or the folder FILESIFT_SHARED_DIR names. It is never copied into the repository.`,
+  };
 }
 
 export function loadDocs(): SciFactDoc[] {

@@ -27,11 +27,13 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database on the TEST_DATABASE_URL server, dropped afterwards: tests never share state. */
-export async function createScratchDatabase(): Promise<ScratchDatabase> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
+/**
+ * A fresh, empty database on the TEST_DATABASE_URL server (or `adminUrl`'s: the benchmarks pass theirs), named
+ * `<prefix>_<random>`, dropped afterwards: tests never share state.
+ */
+export async function createScratchDatabase(adminUrl = process.env.TEST_DATABASE_URL, prefix = 'filesift_test'): Promise<ScratchDatabase> {
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `filesift_test_${randomBytes(6).toString('hex')}`;
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

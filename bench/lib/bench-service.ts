@@ -1,0 +1,175 @@
+/**
+ * A real filesift service for the search benchmarks: started in-process on a loopback port, on PGlite in a temp
+ * data directory (or a directory the caller keeps), or on a scratch database created on a PostgreSQL server and
+ * dropped afterwards. Everything the benchmarks measure goes through its HTTP API.
+ */
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startService, type Service } from '../../src/service.js';
+import { createScratchDatabase } from '../../test/helpers/engines.js';
+
+export interface BenchServiceOptions {
+  /** PostgreSQL server URL: a scratch database is created on it (and dropped on close). Default: PGlite. */
+  pgUrl?: string;
+  /** Keep the index here (PGlite) instead of a fresh temp directory removed on close. */
+  dataDir?: string;
+  /** Extra environment for loadConfig (FILESIFT_MODEL_DIR is passed through from the process by default). */
+  env?: Record<string, string>;
+}
+
+export interface BenchService {
+  service: Service;
+  url: string;
+  engine: 'pglite' | 'postgres';
+  dataDir: string;
+  /** The scratch PostgreSQL database (dropped on close), or null on PGlite. */
+  databaseUrl: string | null;
+  /**
+   * Size of the index's tables and indexes: pg_database_size of the scratch PostgreSQL database, or PGlite's
+   * base/ folder (its databases; the write-ahead log beside it is not counted).
+   */
+  databaseBytes(): Promise<number>;
+  /** JSON request; throws on a non-2xx answer (a benchmark must not score error bodies). */
+  call<T>(method: string, route: string, body?: unknown): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** pg_database_size of the database `url` names. */
+export async function databaseSize(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size');
+    return Number(rows[0]!.size);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startBenchService(options: BenchServiceOptions = {}): Promise<BenchService> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'filesift-bench-')));
+  await mkdir(dataDir, { recursive: true });
+  const scratch = options.pgUrl ? await createScratchDatabase(options.pgUrl, 'filesift_bench') : null;
+  const passThrough: Record<string, string> = {};
+  if (process.env.FILESIFT_MODEL_DIR) passThrough.FILESIFT_MODEL_DIR = process.env.FILESIFT_MODEL_DIR;
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    FILESIFT_DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...passThrough,
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+    ...options.env,
+  });
+  let service: Service;
+  try {
+    service = await startService(config, { logger: createLogger(config.logLevel) });
+  } catch (err) {
+    await scratch?.drop();
+    if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const url = service.url;
+  return {
+    service,
+    url,
+    engine: scratch ? 'postgres' : 'pglite',
+    dataDir,
+    databaseUrl: scratch?.url ?? null,
+    call: (method, route, body) => callJson(url, method, route, body),
+    databaseBytes: () => (scratch ? databaseSize(scratch.url) : directoryBytes(path.join(service.store.location, 'base'))),
+    async close() {
+      await service.close('benchmark done');
+      await scratch?.drop();
+      if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Bytes of every file under `dir` (an index directory: PGlite's files). */
+export async function directoryBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
+
+export async function callJson<T>(base: string, method: string, route: string, body?: unknown): Promise<T> {
+  const res = await fetch(base + route, {
+    method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route}: HTTP ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
+export interface IndexedRun {
+  seconds: number;
+  indexed: number;
+  skipped: number;
+  failed: number;
+  totalFiles: number;
+}
+
+/**
+ * Starts a directory run (POST /api/index/directory) and waits for its index_run_completed event; answers its
+ * counts and the index size afterwards (GET /api/files/stats). Answers as soon as the run has started, with its id
+ * and `done`, so a caller can do something else (search) while the run goes on.
+ */
+export async function startDirectoryRun(bench: BenchService, directory: string, force: boolean): Promise<{ runId: string; done: Promise<IndexedRun> }> {
+  const t0 = performance.now();
+  const completed = new Map<string, { indexed: number; skipped: number; failed: number; cancelled: boolean }>();
+  const waiters = new Map<string, () => void>();
+  const unsubscribe = bench.service.bus.subscribe((e) => {
+    if (e.type !== 'index_run_completed') return;
+    const d = e.data as { run_id: string; indexed: number; skipped: number; failed: number; cancelled: boolean };
+    completed.set(d.run_id, d);
+    waiters.get(d.run_id)?.();
+  });
+  let runId: string;
+  try {
+    const answer = await bench.call<{ success: boolean; run_id: string; message: string }>('POST', '/api/index/directory', { directory_path: directory, force });
+    runId = answer.run_id;
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+  const done = (async (): Promise<IndexedRun> => {
+    try {
+      if (!completed.has(runId)) await new Promise<void>((resolve) => waiters.set(runId, resolve));
+      const seconds = (performance.now() - t0) / 1000;
+      const { cancelled, indexed, skipped, failed } = completed.get(runId)!;
+      if (cancelled) throw new Error(`indexing run ${runId} of ${directory} was cancelled`);
+      const stats = await bench.call<{ total_files: number }>('GET', '/api/files/stats');
+      return { seconds, indexed, skipped, failed, totalFiles: stats.total_files };
+    } finally {
+      unsubscribe();
+    }
+  })();
+  return { runId, done };
+}
+
+export async function indexDirectory(bench: BenchService, directory: string, force: boolean): Promise<IndexedRun> {
+  const { done } = await startDirectoryRun(bench, directory, force);
+  return done;
+}
+
+/** The part of a POST /api/search/ answer the benchmarks read. */
+export interface SearchAnswer {
+  results: { file: { filename: string; file_path: string } }[];
+  mode: string;
+  notice: string | null;
+  took_ms: number;
+}
+
+export function search(bench: { url: string }, body: { query: string; limit?: number; mode?: string }): Promise<SearchAnswer> {
+  return callJson<SearchAnswer>(bench.url, 'POST', '/api/search/', body);
+}

@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { BenchArgs, corpusIdOf, markdownTable, summarize } from '../../../bench/lib/search-bench.js';
+
+describe('BenchArgs', () => {
+  it('reads --name value options and --flag switches', () => {
+    const args = new BenchArgs(['--engine', 'pglite', '--skip-scale', '--scale', '20000']);
+    expect(args.option('engine')).to.equal('pglite');
+    expect(args.flag('skip-scale')).to.equal(true);
+    expect(args.flag('skip-scifact')).to.equal(false);
+    expect(args.count('scale', 100_000)).to.equal(20_000);
+    expect(args.count('clients', 8)).to.equal(8);
+    expect(args.option('pg')).to.equal(undefined);
+  });
+
+  it('rejects a stray argument, an option without its value and a bad count, naming them', () => {
+    expect(() => new BenchArgs(['pglite'])).to.throw(/unexpected argument 'pglite'/);
+    expect(() => new BenchArgs(['--pg']).option('pg')).to.throw(/--pg needs a value/);
+    expect(() => new BenchArgs(['--scale', '1e5x']).count('scale', 1)).to.throw(/--scale must be a non-negative integer, got '1e5x'/);
+    expect(() => new BenchArgs(['--scale', '-3']).count('scale', 1)).to.throw(/--scale/);
+  });
+});
+
+describe('corpusIdOf', () => {
+  it('answers the corpus id of a SciFact file name, null for any other file', () => {
+    expect(corpusIdOf('4983.txt')).to.equal('4983');
+    expect(corpusIdOf('notes.md')).to.equal(null);
+    expect(corpusIdOf('.txt')).to.equal(null);
+  });
+});
+
+describe('summarize', () => {
+  it('gives nearest-rank percentiles and the mean', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(summarize(values)).to.deep.equal({ n: 100, p50: 50, p95: 95, p99: 99, mean: 50.5 });
+  });
+
+  it('is empty-safe', () => {
+    const s = summarize([]);
+    expect(s.n).to.equal(0);
+    expect(s.p50).to.be.NaN;
+    expect(s.mean).to.be.NaN;
+  });
+});
+
+describe('markdownTable', () => {
+  it('prints a header, a rule and rows, numbers with the given decimals and non-finite ones as a dash', () => {
+    expect(markdownTable(['mode', 'p50'], [['keyword', 5.678], ['semantic', NaN]], 2)).to.equal(
+      ['| mode | p50 |', '|---|---|', '| keyword | 5.68 |', '| semantic | – |'].join('\n'),
+    );
+  });
+
+  it('rejects a row of the wrong width', () => {
+    expect(() => markdownTable(['a', 'b'], [['x']])).to.throw(/row has 1 cells, header 2/);
+  });
+});

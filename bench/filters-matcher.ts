@@ -15,23 +15,13 @@ import { compileFilter } from '../src/filters/matcher.js';
 import type { FilterMatcher } from '../src/filters/matcher.js';
 import { parsePattern, PICOMATCH_OPTIONS } from '../src/filters/pattern.js';
 import { walkFiles } from '../src/filters/walk.js';
+import { seededRandom } from '../scripts/lib/seeded-random.js';
 
 const PATHS = Number(process.env.BENCH_PATHS ?? 100_000);
 const WALK_FILES = Number(process.env.BENCH_WALK_FILES ?? 20_000);
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function syntheticPaths(n: number): string[] {
-  const r = rng(42);
+  const r = seededRandom(42);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const words = ['Projects', 'Archive', '2023', '2024', 'Clients', 'Acme', 'Taxes', 'Photos', 'Notes', 'Research', 'Drafts', 'Shared', 'Reports', 'Build', 'Q1', 'Q2'];
   const docs = ['.pdf', '.docx', '.md', '.txt', '.xlsx', '.pptx', '.jpg', '.png', '.odt', '.csv'];

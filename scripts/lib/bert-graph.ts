@@ -15,6 +15,7 @@
 import { mkdirSync, writeFileSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataType, GraphBuilder } from './onnx-builder.js';
+import { seededRandom } from './seeded-random.js';
 
 export interface BertGraphConfig {
   layers: number;
@@ -36,18 +37,6 @@ export const SMALL_BERT: BertGraphConfig = { layers: 2, hidden: 32, heads: 4, in
 
 /** Exactly all-MiniLM-L6-v2's shape. */
 export const MINILM_L6: BertGraphConfig = { layers: 6, hidden: 384, heads: 12, intermediate: 1536, vocab: 30522 };
-
-/** mulberry32: a tiny seeded PRNG, so graphs are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Normal(0, std) via Box–Muller (BERT initialises with std 0.02). */
 function normals(next: () => number, n: number, std: number): Float32Array {
@@ -79,7 +68,7 @@ export function bertGraph(config: BertGraphConfig): Uint8Array {
   const quantized = config.quantized ?? false;
   if (hidden % heads !== 0) throw new Error('hidden must be a multiple of heads');
   const headDim = hidden / heads;
-  const next = rng(config.seed ?? 1);
+  const next = seededRandom(config.seed ?? 1);
   const g = new GraphBuilder('bert');
 
   const ids = g.input('input_ids', DataType.INT64, ['batch', 'sequence']);

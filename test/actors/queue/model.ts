@@ -7,19 +7,8 @@
  */
 import { createQueue } from '../../../src/actors/queue/queue.js';
 import type { ProcessOutcome, QueueProcessor, StoredQueueItem } from '../../../src/actors/queue/types.js';
+import { seededRandom as random } from '../../../scripts/lib/seeded-random.js';
 import { FakeClock, MemoryPersistence, settle } from './fakes.js';
-
-/** mulberry32: a small seeded PRNG, so every run is reproducible from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface OpenCall {
   item: StoredQueueItem;

@@ -30,7 +30,9 @@ export class QueryLanes {
       const previous = this.#lane;
       this.#key = key;
       this.#lane = this.#start(active);
-      if (previous) void QueryLanes.#closeLane(previous);
+      if (previous) {
+        QueryLanes.#closeLane(previous).catch((err: unknown) => this.deps.logger.warn({ err }, 'the previous query lane did not close cleanly'));
+      }
     }
     return this.#lane;
   }

@@ -92,7 +92,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       modelDir: embedder.modelDir,
       builtinDir: embedder.builtinDir,
     });
-    stack.push(() => pool.destroy());
+    stack.push(() => pool.close());
     settings.subscribe((next, keys) => {
       if (keys.includes('queue.max_concurrency')) void pool.resize(next.queue.max_concurrency);
     });

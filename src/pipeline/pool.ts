@@ -6,6 +6,8 @@ import type { EmbedderInfo } from './embedders/types.js';
 import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask } from './task.js';
 import type { ParseOutcome } from './types.js';
 
+const ABORTED = { ok: false, code: 'aborted', reason: 'cancelled' } as const;
+
 /** The message a piscina thread posts once its task module is loaded (piscina's common.READY). */
 const PISCINA_READY = '_WORKER_READY';
 
@@ -127,29 +129,44 @@ export class PipelinePool {
     return this.#run<EmbedderInfo>({ kind: 'probe', embedder: this.#embedderSource() }, options);
   }
 
+  /**
+   * Cancellation (options.signal) answers 'aborted' at once but never terminates the thread: a thread cut while
+   * onnxruntime runs native code takes the whole process down (std::terminate). The task runs to its end, holding
+   * its admission slot, and its result is dropped. Only the timeout (a task that hangs) terminates a thread.
+   */
   async #run<R>(task: PipelineTask, options: RunOptions): Promise<TaskOutcome<R>> {
+    const { signal } = options;
+    if (signal?.aborted) return ABORTED;
     await this.#admission.acquire();
-    try {
-      return await this.#runAdmitted<R>(task, options);
-    } finally {
+    if (signal?.aborted) {
       this.#admission.release();
+      return ABORTED;
+    }
+    const running = this.#runAdmitted<R>(task, options.timeoutMs).finally(() => this.#admission.release());
+    if (!signal) return running;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<TaskOutcome<R>>((resolve) => {
+      onAbort = () => resolve(ABORTED);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([running, aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort!);
     }
   }
 
-  async #runAdmitted<R>(task: PipelineTask, options: RunOptions): Promise<TaskOutcome<R>> {
-    if (options.signal?.aborted) return { ok: false, code: 'aborted', reason: 'cancelled' };
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  async #runAdmitted<R>(task: PipelineTask, timeoutMs: number): Promise<TaskOutcome<R>> {
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      const running = this.#pool.run(task, { signal });
+      const running = this.#pool.run(task, { signal: timeout });
       this.#trackLoading(this.#pool); // run() may have started a thread
       return { ok: true, value: (await running) as R };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (timeout.aborted) {
-        return { ok: false, code: 'timeout', reason: `processing took longer than ${Math.round(options.timeoutMs / 1000)} s and was stopped` };
+        return { ok: false, code: 'timeout', reason: `processing took longer than ${Math.round(timeoutMs / 1000)} s and was stopped` };
       }
-      if (options.signal?.aborted) return { ok: false, code: 'aborted', reason: 'cancelled' };
       if (/worker (exited|terminated)|terminated|exit code/i.test(message)) {
         return { ok: false, code: 'worker_crashed', reason: `the worker thread died while processing this file (${message})` };
       }
@@ -211,10 +228,24 @@ export class PipelinePool {
     return [...this.#pool.threads];
   }
 
-  /** Finishes queued and running tasks, then stops the threads. */
-  async close(): Promise<void> {
-    await this.#untilLoaded(this.#pool);
-    await this.#pool.close();
+  /**
+   * Finishes the tasks handed out (cancelled runs hand out no more), then stops the threads: the service's
+   * shutdown (threads still busy after `graceMs` are terminated). Terminating a thread mid-task could cut onnxruntime's native code, which aborts the process.
+   */
+  async close(graceMs = 15_000): Promise<void> {
+    const pools = [this.#pool, ...this.#draining];
+    let timer: NodeJS.Timeout | undefined;
+    const graceful = Promise.all(
+      pools.map(async (p) => {
+        await this.#untilLoaded(p);
+        await p.close();
+      }),
+    ).then(() => true);
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+    const closed = await Promise.race([graceful, late]);
+    clearTimeout(timer);
+    // A task still running after the grace period hangs: stop its thread.
+    if (!closed) await Promise.all(pools.map((p) => p.destroy()));
   }
 
   /** Stops without waiting for tasks (those in flight fail); threads still loading are let finish first. */

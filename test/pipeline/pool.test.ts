@@ -73,4 +73,17 @@ describe('PipelinePool', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [fixture, '24', '800']);
     expect(stdout.trim()).to.equal('survived');
   });
+
+  it('answers a cancelled task at once but lets its thread finish it (a thread cut inside onnxruntime aborts the process)', async () => {
+    await pool.embed({ path: '/w.txt', text: 'warm up', title: '' }, timing);
+    const threads = pool.workers().map((w) => w.threadId);
+    const controller = new AbortController();
+    const pending = pool.embed({ path: '/c.txt', text: 'a lighthouse keeper '.repeat(2000), title: '' }, { ...timing, signal: controller.signal });
+    controller.abort();
+    expect(await pending).to.deep.equal({ ok: false, code: 'aborted', reason: 'cancelled' });
+    // The same threads still serve tasks: none was terminated.
+    const next = await pool.embed({ path: '/d.txt', text: 'sourdough', title: '' }, timing);
+    expect(next.ok).to.equal(true);
+    expect(pool.workers().map((w) => w.threadId)).to.include.members(threads);
+  });
 });

@@ -3,13 +3,14 @@ import type { SearchBody, SearchFilters, SearchMode } from '../http/routes/searc
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/schema.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { MARK_END, MARK_START, type SearchFileRow } from '../store/repositories/search.repository.js';
+import type { SearchFileRow } from '../store/repositories/search.repository.js';
 import type { StoreApi } from '../store/store.js';
 import { validateCandidateFilters, type CandidateFilters } from './candidate-filters.js';
 import { fuseScores, type FusionOptions } from './fuse.js';
 import type { KeywordRankingSettings } from './keyword-query.js';
 import { parseSearchQuery } from './query-parser.js';
 import type { QueryEmbedder } from './query-embedder.js';
+import { buildSnippet, TermMatcher, type Snippet } from './snippet.js';
 
 export const DEFAULT_SEARCH_LIMIT = 50;
 /** Candidates each side contributes to the fusion (at least; more when more results are asked for). */
@@ -112,21 +113,6 @@ function fusionFor(mode: SearchMode, s: Settings['search']): FusionOptions {
   return { semantic: side(s.semantic_weight), keyword: side(s.keyword_weight) };
 }
 
-/** Turns ts_headline's marked text into plain text plus [start, end) ranges of the marks. */
-export function unmark(marked: string): { text: string; highlights: [number, number][] } {
-  let text = '';
-  const highlights: [number, number][] = [];
-  let open = -1;
-  for (const ch of marked) {
-    if (ch === MARK_START) open = text.length;
-    else if (ch === MARK_END) {
-      if (open >= 0 && text.length > open) highlights.push([open, text.length]);
-      open = -1;
-    } else text += ch;
-  }
-  return { text: text.trim() === '' ? '' : text, highlights };
-}
-
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /**
@@ -161,9 +147,10 @@ export class SearchService {
       notice = `Keyword-only results: semantic search is unavailable (${lane.reason})`;
     }
 
-    const [keywordHits, semanticHits] = await Promise.all([
+    const [keywordHits, semanticHits, lexemes] = await Promise.all([
       mode === 'semantic' ? [] : this.deps.store.search.keyword(parsed, { limit: candidates, filters, settings: keywordSettings(settings) }),
       mode === 'keyword' || !lane.embedder ? [] : this.#semantic(lane.embedder, parsed, filters, candidates),
+      this.deps.store.search.lexemes(parsed.rankText),
     ]);
     const tiers = new Map(keywordHits.filter((h) => h.tier > 0).map((h) => [h.id, h.tier]));
     const fused = fuseScores(
@@ -172,7 +159,8 @@ export class SearchService {
       fusionFor(mode, settings),
       tiers,
     ).slice(0, limit);
-    const rows = new Map((await this.deps.store.search.describe(fused.map((h) => h.id), parsed.rankText)).map((r) => [r.id, r]));
+    const rows = new Map((await this.deps.store.search.describe(fused.map((h) => h.id))).map((r) => [r.id, r]));
+    const matcher = new TermMatcher(lexemes);
 
     const results: SearchResult[] = [];
     for (const hit of fused) {
@@ -188,7 +176,7 @@ export class SearchService {
         cosine: hit.semantic === null ? null : round(hit.semantic),
         bm25: hit.keyword === null ? null : round(hit.keyword),
         filename_match: hit.tier === 2 ? 'exact' : hit.tier === 1 ? 'stem' : null,
-        ...snippetOf(row),
+        ...snippetOf(row, matcher),
       });
     }
     return {
@@ -231,8 +219,9 @@ function fileOf(row: SearchFileRow): SearchResult['file'] {
   };
 }
 
-function snippetOf(row: SearchFileRow): { snippet: string; highlights: [number, number][] } {
-  const { text, highlights } = unmark(row.marked_snippet);
-  if (text !== '') return { snippet: text, highlights };
-  return { snippet: row.summary, highlights: [] };
+/** The snippet of a result: cut from its text, or from its summary when the text has no words (e.g. an image). */
+function snippetOf(row: SearchFileRow, matcher: TermMatcher): { snippet: string; highlights: [number, number][] } {
+  let cut: Snippet = buildSnippet(row.content_head, matcher);
+  if (cut.text === '') cut = buildSnippet(row.summary, matcher);
+  return { snippet: cut.text, highlights: cut.highlights };
 }

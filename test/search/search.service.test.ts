@@ -2,9 +2,8 @@ import { expect } from 'chai';
 import { spawnStore, type StoreHandle } from '../../src/actors/store/index.js';
 import { AppError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { SearchService, unmark } from '../../src/search/search.service.js';
+import { SearchService } from '../../src/search/search.service.js';
 import { SettingsService } from '../../src/settings/settings.service.js';
-import { MARK_END, MARK_START } from '../../src/store/repositories/search.repository.js';
 import { expectRejection } from '../helpers/assert.js';
 
 const logger = createLogger('silent');
@@ -54,19 +53,5 @@ describe('SearchService without an embedding model', () => {
     const err = await expectRejection(service.search({ query: 'lighthouse', mode: 'semantic' }), AppError);
     expect((err as AppError).status).to.equal(503);
     expect(err.message).to.match(/no model is installed/);
-  });
-});
-
-describe('unmark', () => {
-  it('turns marked text into plain text and highlight ranges', () => {
-    expect(unmark(`a ${MARK_START}fox${MARK_END} and ${MARK_START}dog${MARK_END}`)).to.deep.equal({
-      text: 'a fox and dog',
-      highlights: [
-        [2, 5],
-        [10, 13],
-      ],
-    });
-    expect(unmark('plain')).to.deep.equal({ text: 'plain', highlights: [] });
-    expect(unmark(`${MARK_START}${MARK_END}`)).to.deep.equal({ text: '', highlights: [] });
   });
 });

@@ -147,10 +147,9 @@ export class SearchService {
       notice = `Keyword-only results: semantic search is unavailable (${lane.reason})`;
     }
 
-    const [keywordHits, semanticHits, lexemes] = await Promise.all([
+    const [keywordHits, semanticHits] = await Promise.all([
       mode === 'semantic' ? [] : this.deps.store.search.keyword(parsed, { limit: candidates, filters, settings: keywordSettings(settings) }),
       mode === 'keyword' || !lane.embedder ? [] : this.#semantic(lane.embedder, parsed, filters, candidates),
-      this.deps.store.search.lexemes(parsed.rankText),
     ]);
     const tiers = new Map(keywordHits.filter((h) => h.tier > 0).map((h) => [h.id, h.tier]));
     const fused = fuseScores(
@@ -159,8 +158,9 @@ export class SearchService {
       fusionFor(mode, settings),
       tiers,
     ).slice(0, limit);
-    const rows = new Map((await this.deps.store.search.describe(fused.map((h) => h.id))).map((r) => [r.id, r]));
-    const matcher = new TermMatcher(lexemes);
+    const described = await this.deps.store.search.describe(fused.map((h) => h.id), parsed.rankText);
+    const rows = new Map(described.files.map((r) => [r.id, r]));
+    const matcher = new TermMatcher(described.lexemes);
 
     const results: SearchResult[] = [];
     for (const hit of fused) {

@@ -7,6 +7,7 @@ import type { SqlDatabase } from '../../src/store/sql.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { sharedPath } from '../helpers/shared.js';
 import { openKeywordTestDb } from './keyword-fixture.js';
+import { insertFiles } from '../../bench/lib/keyword-db.js';
 
 /** The distinct lower-case words of the first `chars` characters of the SciFact corpus. */
 function scifactVocabulary(chars = Infinity): string[] {
@@ -124,7 +125,7 @@ describe('buildSnippet', () => {
   });
 });
 
-forEachEngine('search repository lexemes', (engine) => {
+forEachEngine('search repository describe', (engine) => {
   let db: SqlDatabase;
   let close: () => Promise<void>;
   before(async () => {
@@ -132,10 +133,14 @@ forEachEngine('search repository lexemes', (engine) => {
   });
   after(() => close());
 
-  it("gives the keyword index's lexemes of a query: stemmed, stop words left out, each once", async () => {
-    const lexemes = await createSearchRepository(db).lexemes('Tomatoes are growing, the tomato grows in 2019');
-    expect([...lexemes].sort()).to.deep.equal(['2019', 'grow', 'tomato']);
-    expect(await createSearchRepository(db).lexemes('the and of')).to.deep.equal([]);
+  it("gives the keyword index's lexemes of the query with the files: stemmed, stop words left out, each once", async () => {
+    const [id] = await insertFiles(db, [{ path: '/d/t.txt', filename: 't.txt', extension: 'txt', content: 'Tomatoes grow.' }]);
+    const repository = createSearchRepository(db);
+    const described = await repository.describe([id!], 'Tomatoes are growing, the tomato grows in 2019');
+    expect(described.files.map((f) => [f.id, f.content_head])).to.deep.equal([[id, 'Tomatoes grow.']]);
+    expect([...described.lexemes].sort()).to.deep.equal(['2019', 'grow', 'tomato']);
+    expect((await repository.describe([id!], 'the and of')).lexemes).to.deep.equal([]);
+    expect(await repository.describe([], 'tomato')).to.deep.equal({ files: [], lexemes: [] });
   });
 
   it("agrees with the database's stemmer on the SciFact vocabulary, so highlights are the words BM25 counted", async () => {

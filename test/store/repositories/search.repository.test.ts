@@ -1,0 +1,97 @@
+/**
+ * The semantic half of the search repository against a real database: best chunk per file, and a chunk scan that
+ * widens when the nearest chunks belong to too few files.
+ */
+import { expect } from 'chai';
+import { parseSearchQuery } from '../../../src/search/query-parser.js';
+import { openPglite } from '../../../src/store/engines/pglite.js';
+import { openPostgres } from '../../../src/store/engines/postgres.js';
+import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
+import type { SqlDatabase } from '../../../src/store/sql.js';
+import { openStore, type StoreApi } from '../../../src/store/store.js';
+import { createScratchDatabase, forEachEngine, type ScratchDatabase } from '../../helpers/engines.js';
+
+const DIM = 8;
+const MODEL = 'static:test';
+
+function normalised(v: number[]): Float32Array {
+  const norm = Math.hypot(...v);
+  return Float32Array.from(v, (x) => x / norm);
+}
+
+/** Direction `axis`, nudged a little towards the last axis by `nudge` (distinct chunks of one file). */
+function near(axis: number, nudge: number): Float32Array {
+  const v = new Array<number>(DIM).fill(0);
+  v[axis] = 1;
+  v[DIM - 1] = nudge;
+  return normalised(v);
+}
+
+function fileWrite(name: string, embeddings: Float32Array[]): IndexedFileWrite {
+  const epoch = new Date(0).toISOString();
+  return {
+    facts: { path: `/d/${name}`, filename: name, extension: 'txt', size: 10, created: epoch, modified: epoch, accessed: epoch },
+    mtimeMs: 1,
+    jobId: null,
+    contentHash: name,
+    format: 'text',
+    mime: 'text/plain',
+    text: `the text of ${name}`,
+    textTruncated: false,
+    metadata: {},
+    note: null,
+    analysis: { title: name, summary: '', keywords: [], provider: 'local' },
+    embeddingModel: MODEL,
+    chunks: embeddings.map((embedding, index) => ({ index, start: 0, end: 4, text: `chunk ${index}`, embedding })),
+  };
+}
+
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+forEachEngine('search repository, semantic', (engine) => {
+  let db: SqlDatabase;
+  let scratch: ScratchDatabase | null = null;
+  let store: StoreApi;
+  /** Six files of ten chunks each, all of file i's chunks near axis i. */
+  const files: { id: number; chunks: Float32Array[] }[] = [];
+  // Nearest axis 0, then 1, then 2, ... so every chunk of file 0 beats every chunk of file 1, and so on.
+  const query = normalised([1, 0.6, 0.4, 0.25, 0.15, 0.1, 0, 0]);
+  const semantic = (limit: number) =>
+    store.search.semantic({ query: parseSearchQuery('anything'), filters: {}, vector: query, model: MODEL, dimension: DIM, limit });
+
+  before(async () => {
+    if (engine === 'postgres') {
+      scratch = await createScratchDatabase();
+      db = await openPostgres(scratch.url);
+    } else {
+      db = await openPglite(null);
+    }
+    store = await openStore(db);
+    for (let axis = 0; axis < 6; axis++) {
+      const chunks = Array.from({ length: 10 }, (_, k) => near(axis, 0.01 * (k + 1)));
+      files.push({ id: await store.files.saveIndexed(fileWrite(`f${axis}.txt`, chunks)), chunks });
+    }
+  });
+  after(async () => {
+    await db.close();
+    await scratch?.drop();
+  });
+
+  it("gives each file's best chunk cosine, best files first", async () => {
+    const hits = await semantic(6);
+    expect(hits.map((h) => h.id)).to.deep.equal(files.map((f) => f.id));
+    for (const [i, hit] of hits.entries()) {
+      const best = Math.max(...files[i]!.chunks.map((c) => cosine(c, query)));
+      expect(hit.score).to.be.closeTo(best, 1e-5);
+    }
+  });
+
+  it('scans further when the nearest chunks belong to fewer files than asked for', async () => {
+    // The first scan (2 chunks per file asked for: 6) sees only file 0's chunks; the answer still has 3 files.
+    expect((await semantic(3)).map((h) => h.id)).to.deep.equal(files.slice(0, 3).map((f) => f.id));
+  });
+
+  it('answers with every file when the collection has fewer than asked for', async () => {
+    expect((await semantic(50)).map((h) => h.id)).to.deep.equal(files.map((f) => f.id));
+  });
+});

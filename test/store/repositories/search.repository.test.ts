@@ -4,12 +4,10 @@
  */
 import { expect } from 'chai';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
-import { openPglite } from '../../../src/store/engines/pglite.js';
-import { openPostgres } from '../../../src/store/engines/postgres.js';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
-import type { SqlDatabase } from '../../../src/store/sql.js';
-import { openStore, type StoreApi } from '../../../src/store/store.js';
-import { createScratchDatabase, forEachEngine, type ScratchDatabase } from '../../helpers/engines.js';
+import type { StoreApi } from '../../../src/store/store.js';
+import { forEachEngine } from '../../helpers/engines.js';
+import { openTestStore, type TestStore } from '../../helpers/store.js';
 
 const DIM = 8;
 const MODEL = 'static:test';
@@ -49,8 +47,7 @@ function fileWrite(name: string, embeddings: Float32Array[]): IndexedFileWrite {
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
 forEachEngine('search repository, semantic', (engine) => {
-  let db: SqlDatabase;
-  let scratch: ScratchDatabase | null = null;
+  let opened: TestStore;
   let store: StoreApi;
   /** Six files of ten chunks each, all of file i's chunks near axis i. */
   const files: { id: number; chunks: Float32Array[] }[] = [];
@@ -60,22 +57,14 @@ forEachEngine('search repository, semantic', (engine) => {
     store.search.semantic({ query: parseSearchQuery('anything'), filters: {}, vector: query, model: MODEL, dimension: DIM, limit });
 
   before(async () => {
-    if (engine === 'postgres') {
-      scratch = await createScratchDatabase();
-      db = await openPostgres(scratch.url);
-    } else {
-      db = await openPglite(null);
-    }
-    store = await openStore(db);
+    opened = await openTestStore(engine);
+    store = opened.store;
     for (let axis = 0; axis < 6; axis++) {
       const chunks = Array.from({ length: 10 }, (_, k) => near(axis, 0.01 * (k + 1)));
       files.push({ id: await store.files.saveIndexed(fileWrite(`f${axis}.txt`, chunks)), chunks });
     }
   });
-  after(async () => {
-    await db.close();
-    await scratch?.drop();
-  });
+  after(() => opened.close());
 
   it("gives each file's best chunk cosine, best files first", async () => {
     const hits = await semantic(6);

@@ -36,7 +36,7 @@ type Engine = 'pglite' | 'postgres';
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:55432/postgres';
 /** Queries asked (and not counted) before each measured pass: caches, the query embedder's first calls. */
 const WARM_UP = 20;
-/** Issue #7 targets: SciFact (5k files) on PGlite, one client. */
+/** The issue's targets: SciFact (5k files) on PGlite, one client. */
 const TARGET_P50_MS = 20;
 const TARGET_P95_MS = 60;
 

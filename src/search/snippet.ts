@@ -9,6 +9,7 @@
  * PostgreSQL's english_stem (Snowball English), so a highlighted word is a word BM25 counted.
  */
 import stem from 'wink-porter2-stemmer';
+import { memoizeBounded } from '../lib/bounded-memo.js';
 
 export interface Snippet {
   text: string;
@@ -40,18 +41,8 @@ const lowerAscii = (code: number) => (code >= 65 && code <= 90 ? code + 32 : cod
 /** ASCII letters and digits, by character code. */
 const ASCII_WORD_CHAR = new Uint8Array(128).map((_, c) => ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? 1 : 0));
 
-const stems = new Map<string, string>();
-
 /** Porter2 stem of a lower-case word, remembered. */
-function cachedStem(word: string): string {
-  let found = stems.get(word);
-  if (found === undefined) {
-    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
-    found = stem(word);
-    stems.set(word, found);
-  }
-  return found;
-}
+const cachedStem = memoizeBounded(stem, STEM_CACHE_SIZE);
 
 /**
  * What a word stemming to `lexeme` starts with. Porter2 only rewrites a word's ending and, where it keeps a

@@ -7,6 +7,7 @@
 import winkNLP from 'wink-nlp';
 import type { ItsFunction, PartOfSpeech, WinkMethods } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+import { memoizeBounded } from '../../../lib/bounded-memo.js';
 import type { Block, BlockKind } from './blocks.js';
 
 export interface Token {
@@ -68,7 +69,7 @@ export function stemWord(word: string): string {
 }
 
 export function analyseBlocks(blocks: Block[]): TextAnalysis {
-  const { nlp, stem } = getWink();
+  const { nlp } = getWink();
   const its = nlp.its;
   const blockStarts: number[] = [];
   let text = '';
@@ -121,7 +122,7 @@ export function analyseBlocks(blocks: Block[]): TextAnalysis {
     value: token.value,
     lower: token.value.toLowerCase(),
     lemma: token.lemma,
-    key: stemCached(token.lemma, stem),
+    key: stemCached(token.lemma),
     pos: token.pos,
     type: token.type,
     stopWord: token.stopWord,
@@ -197,19 +198,9 @@ function joinHyphenated(tokens: RawToken[]): RawToken[] {
   return out;
 }
 
-const stems = new Map<string, string>();
 const STEM_CACHE_LIMIT = 200_000;
-
 /** Stemming is the costliest per-token step and words repeat across files: cache per thread, bounded. */
-function stemCached(lemma: string, stem: (word: string) => string): string {
-  let key = stems.get(lemma);
-  if (key === undefined) {
-    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
-    key = stem(lemma);
-    stems.set(lemma, key);
-  }
-  return key;
-}
+const stemCached = memoizeBounded((lemma) => getWink().stem(lemma), STEM_CACHE_LIMIT);
 
 function hasWinkStartBetween(starts: Set<number>, after: number, upTo: number): boolean {
   for (let i = after + 1; i <= upTo; i += 1) if (starts.has(i)) return true;

@@ -208,10 +208,15 @@ LIMIT ${limit}`;
  * Runs a keyword statement in a transaction with JIT off. PostgreSQL's planner over-estimates this query badly
  * on a fresh or small table (costs in the millions), which triggers JIT compilation: measured 250-450 ms of
  * compiling for a query that runs in 1 ms. PGlite has no JIT (the setting is accepted and ignored).
+ *
+ * The statement is kept prepared with one generic plan: its shape is fixed by the fences above (MATERIALIZED,
+ * OFFSET 0), so the values cannot improve it, and PGlite then skips planning: 4.25 against 5.3 ms per query at
+ * 5k files (4.8 prepared but planned per value). On a server (unnamed statements, planned each time) both modes
+ * measured 2.75 ms with identical results.
  */
 export async function executeKeywordQuery(db: SqlDatabase, statement: SqlStatement): Promise<KeywordHitRow[]> {
   return db.transaction(async (tx) => {
-    await tx.query('SET LOCAL jit = off');
-    return (await tx.query<KeywordHitRow>(statement.text, statement.params)).rows;
+    await tx.exec('SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_generic_plan');
+    return (await tx.query<KeywordHitRow>(statement.text, statement.params, { prepare: true })).rows;
   });
 }

@@ -1,11 +1,26 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import type { SqlDatabase, SqlExecutor, SqlResult, SqlValue } from '../sql.js';
+import type { QueryOptions, SqlDatabase, SqlExecutor, SqlResult, SqlValue } from '../sql.js';
+import { PgliteStatements } from './pglite-statements.js';
 
-function executor(target: PGlite | Transaction): SqlExecutor {
+/**
+ * Queries on the database, or inside one of its transactions. Prepared statements take the same locks PGlite's
+ * query() takes: outside a transaction the transaction lock too, so they never run inside someone else's.
+ */
+function executor(db: PGlite, statements: PgliteStatements, tx: Transaction | null): SqlExecutor {
+  const target = tx ?? db;
   return {
-    async query<Row>(text: string, params: readonly SqlValue[] = []): Promise<SqlResult<Row>> {
+    async query<Row>(text: string, params: readonly SqlValue[] = [], options: QueryOptions = {}): Promise<SqlResult<Row>> {
+      if (options.prepare) {
+        const run = () => db._runExclusiveQuery(() => statements.run<Row>(text, params));
+        if (tx) return run();
+        return db._runExclusiveTransaction(async () => {
+          const result = await run();
+          await db.syncToFs();
+          return result;
+        });
+      }
       const result = await target.query<Row>(text, params as unknown[]);
       return { rows: result.rows, affectedRows: result.affectedRows };
     },
@@ -24,9 +39,10 @@ export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector } });
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  const statements = new PgliteStatements(db);
   return {
-    ...executor(db),
-    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) => db.transaction((tx) => fn(executor(tx))),
+    ...executor(db, statements, null),
+    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) => db.transaction((tx) => fn(executor(db, statements, tx))),
     close: () => db.close(),
   };
 }

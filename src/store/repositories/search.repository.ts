@@ -108,13 +108,12 @@ GROUP BY s.file_id
 ORDER BY score DESC, id
 LIMIT ${files}`;
       return db.transaction(async (tx) => {
-        await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-        await tx.query('SET LOCAL jit = off');
+        await tx.exec('SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL jit = off');
         for (let perFile = FIRST_CHUNKS_PER_FILE; ; perFile *= 4) {
           const chunkLimit = search.limit * perFile;
           params.values[chunksAt] = chunkLimit;
           await tx.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, chunkLimit))}`);
-          const rows = (await tx.query<SemanticHitRow & { scanned: number }>(sql, params.values)).rows;
+          const rows = (await tx.query<SemanticHitRow & { scanned: number }>(sql, params.values, { prepare: true })).rows;
           // Enough files, or the scan ran out of chunks (fewer than asked for): more would find nothing new.
           const scanned = rows[0]?.scanned ?? 0;
           if (rows.length >= search.limit || scanned < chunkLimit || perFile * 4 > MAX_CHUNKS_PER_FILE) {
@@ -133,6 +132,7 @@ LIMIT ${files}`;
                      ELSE left(f.content, ${SNIPPET_SOURCE_CHARS}) END AS content_head
          FROM files f WHERE f.id = ANY($1::bigint[])`,
         [ids],
+        { prepare: true },
       );
       const files = rows.map((r) => ({
         id: r.id as number,
@@ -152,6 +152,7 @@ LIMIT ${files}`;
       const lexemes = await db.query<{ lexemes: string[] }>(
         `SELECT coalesce(array_agg(u.lexeme), '{}') AS lexemes FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', $1)) AS u`,
         [queryText],
+        { prepare: true },
       );
       return { files, lexemes: lexemes.rows[0]?.lexemes ?? [] };
     },

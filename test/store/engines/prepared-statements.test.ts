@@ -1,0 +1,165 @@
+/**
+ * `query(text, params, { prepare: true })`: the same rows as an unnamed query on both engines, and on PGlite a
+ * real named statement (pg_prepared_statements shows it) that is reused, bounded, and run under PGlite's locks.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { expect } from 'chai';
+import { openPglite } from '../../../src/store/engines/pglite.js';
+import { PgliteStatements } from '../../../src/store/engines/pglite-statements.js';
+import type { SqlDatabase, SqlValue } from '../../../src/store/sql.js';
+import { expectRejection } from '../../helpers/assert.js';
+import { forEachEngine } from '../../helpers/engines.js';
+import { openTestStore, type TestStore } from '../../helpers/store.js';
+
+const ROWS = `
+CREATE TABLE prepared_probe (
+  id bigint PRIMARY KEY,
+  name text,
+  tags text[],
+  at timestamptz,
+  ratio float8,
+  flag boolean,
+  blob bytea
+);
+INSERT INTO prepared_probe VALUES
+  (1, 'one', '{a,b}', '2026-01-02T03:04:05Z', 0.5, true, '\\x0102'),
+  (2, 'it''s two', '{}', NULL, NULL, false, NULL),
+  (9007199254740000, NULL, '{"with space","quote\\"d"}', '1999-12-31T23:59:59.123Z', -1e300, NULL, '\\x');`;
+
+const SELECT = `SELECT id, name, tags, at, ratio, flag, blob FROM prepared_probe
+  WHERE id = ANY($1::bigint[]) AND (name IS DISTINCT FROM $2::text) AND at IS DISTINCT FROM $3::timestamptz
+  ORDER BY id`;
+
+forEachEngine('query with { prepare: true }', (engine) => {
+  let t: TestStore;
+  let db: SqlDatabase;
+
+  before(async () => {
+    t = await openTestStore(engine);
+    db = t.db;
+    await db.exec(ROWS);
+  });
+  after(() => t.close());
+
+  const cases: [string, SqlValue[]][] = [
+    ['every row', [[1, 2, 9007199254740000], 'none', new Date(0)]],
+    ['a quoted text parameter', [[1, 2], "it's two", null]],
+    ['a date parameter', [[1, 9007199254740000], null, new Date('2026-01-02T03:04:05Z')]],
+    ['no row', [[], null, null]],
+  ];
+  for (const [title, params] of cases) {
+    it(`returns what an unnamed query returns: ${title}`, async () => {
+      const plain = await db.query(SELECT, params);
+      const prepared = await db.query(SELECT, params, { prepare: true });
+      expect(prepared.rows).to.deep.equal(plain.rows);
+      // Run again: the second run uses the statement prepared by the first.
+      expect((await db.query(SELECT, params, { prepare: true })).rows).to.deep.equal(plain.rows);
+    });
+  }
+
+  it('decodes the column types as query() does', async () => {
+    const { rows } = await db.query<Record<string, unknown>>(SELECT, [[1, 9007199254740000], 'none', null], { prepare: true });
+    expect(rows[0]).to.deep.include({ id: 1, name: 'one', tags: ['a', 'b'], ratio: 0.5, flag: true });
+    expect(rows[0]!.at).to.be.instanceOf(Date);
+    expect((rows[0]!.at as Date).toISOString()).to.equal('2026-01-02T03:04:05.000Z');
+    expect(rows[1]).to.deep.include({ id: 9007199254740000, name: null, tags: ['with space', 'quote"d'], ratio: -1e300, flag: null });
+  });
+
+  it('reports a bad statement with the database message and stays usable', async () => {
+    await expectRejection(db.query('SELECT nope FROM prepared_probe', [], { prepare: true }), /nope/);
+    await expectRejection(db.query('SELECT 1 / $1::integer', [0], { prepare: true }), /division by zero/);
+    expect((await db.query('SELECT count(*)::integer AS n FROM prepared_probe', [], { prepare: true })).rows).to.deep.equal([{ n: 3 }]);
+  });
+
+  it('runs inside a transaction, and a failure rolls the transaction back', async () => {
+    await expectRejection(
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO prepared_probe (id, name) VALUES ($1, $2)', [100, 'in tx'], { prepare: true });
+        const seen = await tx.query('SELECT count(*)::integer AS n FROM prepared_probe WHERE id = $1', [100], { prepare: true });
+        expect(seen.rows).to.deep.equal([{ n: 1 }]);
+        await tx.query('SELECT 1 / $1::integer', [0], { prepare: true });
+      }),
+      /division by zero/,
+    );
+    const after = await db.query('SELECT count(*)::integer AS n FROM prepared_probe WHERE id = $1', [100], { prepare: true });
+    expect(after.rows).to.deep.equal([{ n: 0 }]);
+  });
+});
+
+describe('PGlite prepared statements', () => {
+  let db: SqlDatabase;
+
+  beforeEach(async () => {
+    db = await openPglite(null);
+    await db.exec(ROWS);
+  });
+  afterEach(() => db.close());
+
+  const preparedCount = async () =>
+    (await db.query<{ n: number }>(`SELECT count(*)::integer AS n FROM pg_prepared_statements WHERE name LIKE 'filesift_%'`)).rows[0]!.n;
+
+  it('prepares a text once and reuses it', async () => {
+    expect(await preparedCount()).to.equal(0);
+    for (let i = 0; i < 3; i++) await db.query(SELECT, [[1], null, null], { prepare: true });
+    expect(await preparedCount()).to.equal(1);
+    await db.query(SELECT, [[2], null, null]); // unnamed: not kept
+    expect(await preparedCount()).to.equal(1);
+  });
+
+  it('waits for a transaction in progress instead of running inside it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const insertedYet = new Promise<void>((resolve) => (inserted = resolve));
+    const tx = db.transaction(async (t) => {
+      await t.query('INSERT INTO prepared_probe (id) VALUES (200)');
+      inserted();
+      await gate;
+      throw new Error('roll back');
+    });
+    await insertedYet;
+    // Issued while the transaction is open: it must not see (or join) the transaction's uncommitted row.
+    const count = db.query<{ n: number }>('SELECT count(*)::integer AS n FROM prepared_probe WHERE id = $1', [200], { prepare: true });
+    release();
+    await expectRejection(tx, /roll back/);
+    expect((await count).rows).to.deep.equal([{ n: 0 }]);
+  });
+});
+
+describe('PgliteStatements', () => {
+  let pglite: PGlite;
+
+  beforeEach(async () => {
+    pglite = await PGlite.create();
+  });
+  afterEach(() => pglite.close());
+
+  const names = async () =>
+    (await pglite.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements ORDER BY statement`)).rows.map((r) => r.statement);
+
+  it('closes the least recently used statement beyond its capacity', async () => {
+    const statements = new PgliteStatements(pglite, 2);
+    await statements.run('SELECT 1 AS a', []);
+    await statements.run('SELECT 2 AS b', []);
+    await statements.run('SELECT 1 AS a', []); // used again: now the most recent
+    await statements.run('SELECT 3 AS c', []);
+    expect(statements.size).to.equal(2);
+    expect(await names()).to.deep.equal(['SELECT 1 AS a', 'SELECT 3 AS c']);
+    // The closed one is prepared again when it comes back.
+    expect((await statements.run<{ b: number }>('SELECT 2 AS b', [])).rows).to.deep.equal([{ b: 2 }]);
+    expect(await names()).to.deep.equal(['SELECT 2 AS b', 'SELECT 3 AS c']);
+  });
+
+  it('rejects a parameter count that does not match the statement', async () => {
+    const statements = new PgliteStatements(pglite, 2);
+    await expectRejection(statements.run('SELECT $1::integer + $2::integer AS n', [1]), /takes 2 parameters, got 1/);
+    expect((await statements.run<{ n: number }>('SELECT $1::integer + $2::integer AS n', [1, 2])).rows).to.deep.equal([{ n: 3 }]);
+  });
+
+  it('reports the affected row count of a write', async () => {
+    const statements = new PgliteStatements(pglite, 2);
+    await pglite.exec('CREATE TABLE t (x integer)');
+    const inserted = await statements.run('INSERT INTO t SELECT generate_series(1, $1::integer)', [4]);
+    expect(inserted.affectedRows).to.equal(4);
+  });
+});

@@ -8,6 +8,7 @@
  */
 import type { BackgroundFrequencies } from './background.js';
 import { backgroundFrequencies, rarity } from './background.js';
+import { memoizeBounded } from '../../../lib/bounded-memo.js';
 import type { Sentence, Token } from './nlp.js';
 
 export interface SummaryOptions {
@@ -78,18 +79,17 @@ function sentenceVector(sentence: Sentence, tokens: Token[], background: Backgro
   return vector;
 }
 
-const rarityCache = new Map<string, number>();
 const RARITY_CACHE_LIMIT = 200_000;
+/** Surprisal per word, remembered for the thread (words repeat across files), one memo per background list. */
+const rarityMemos = new WeakMap<BackgroundFrequencies, (word: string) => number>();
 
-/** Surprisal per word, cached for the thread (words repeat across files); cleared when it grows too large. */
 function rarityCached(word: string, background: BackgroundFrequencies): number {
-  let value = rarityCache.get(word);
-  if (value === undefined) {
-    if (rarityCache.size >= RARITY_CACHE_LIMIT) rarityCache.clear();
-    value = rarity(word, background);
-    rarityCache.set(word, value);
+  let memo = rarityMemos.get(background);
+  if (!memo) {
+    memo = memoizeBounded((w) => rarity(w, background), RARITY_CACHE_LIMIT);
+    rarityMemos.set(background, memo);
   }
-  return value;
+  return memo(word);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { proseBlocks } from '../../../../src/pipeline/analyze/local/blocks.js';
+import type { BackgroundFrequencies } from '../../../../src/pipeline/analyze/local/background.js';
 import { analyseBlocks } from '../../../../src/pipeline/analyze/local/nlp.js';
 import { lexRank, summarize, truncate } from '../../../../src/pipeline/analyze/local/summary.js';
 
@@ -69,6 +70,24 @@ describe('summarize', () => {
 
   it('returns an empty summary for no sentences', () => {
     expect(summarize([], [])).to.equal('');
+  });
+
+  it('weighs words by the background list it is given, whichever list was used before', () => {
+    const text = [
+      'People often say that the weather this year has been very strange and unusual.',
+      'The weather was strange in spring, people say, and the summer was unusual too.',
+      'Glaciologists measured ablation of the Vatnajokull outlet glaciers with lidar transects.',
+      'The lidar transects show ablation of outlet glaciers faster than the models of Vatnajokull predicted.',
+      'Outlet glaciers lose mass by ablation, lidar shows.',
+    ].join(' ');
+    const { tokens, sentences } = analyseBlocks(proseBlocks(text));
+    // Every word equally common: sentences are linked by plain word overlap.
+    const flat: BackgroundFrequencies = { size: 10, rank: () => 1 };
+    const withDefault = () => summarize(sentences, tokens, { maxSentences: 1 });
+    const withFlat = () => summarize(sentences, tokens, { maxSentences: 1 }, flat);
+    expect(withDefault()).to.equal(sentences[3]!.text);
+    expect(withFlat()).to.equal(sentences[2]!.text);
+    expect(withDefault()).to.equal(sentences[3]!.text);
   });
 });
 

@@ -11,16 +11,25 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeLocally } from '../src/pipeline/analyze/local/index.js';
 import type { ParsedDocument } from '../src/pipeline/types.js';
+import { nonNegativeInt, positiveInt, readBenchArgs } from './lib/cli.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? args[index + 1] : undefined;
-};
-const dir = option('dir') ?? path.resolve(repoRoot, '..', 'shared', 'datasets', 'scifact', 'files');
-const limit = Number(option('limit') ?? Infinity);
-const show = Number(option('show') ?? 0);
+const { dir, limit, show } = readBenchArgs(
+  {
+    command: 'npm run bench:analyze --',
+    about: 'Speed of the local analyzer on SciFact (one file each), on one thread.',
+    options: {
+      limit: { type: 'string', value: 'N', description: 'analyse only the first N files (default all)' },
+      show: { type: 'string', value: 'N', default: '0', description: 'print the analysis of the first N files' },
+      dir: { type: 'string', value: 'PATH', description: 'folder of text files (default ../shared/datasets/scifact/files)' },
+    },
+  },
+  ({ values }) => ({
+    dir: values.dir ?? path.resolve(repoRoot, '..', 'shared', 'datasets', 'scifact', 'files'),
+    limit: positiveInt('limit', values.limit, Infinity),
+    show: nonNegativeInt('show', values.show),
+  }),
+);
 const maxInputChars = 100_000;
 
 function toDocument(file: string): ParsedDocument {

@@ -20,13 +20,8 @@ import type { Embedder } from '../src/pipeline/embedders/types.js';
 import { WordPieceTokenizer } from '../src/pipeline/embedders/wordpiece.js';
 import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
 import { sharedPath } from '../test/helpers/shared.js';
+import { positiveInt, readBenchArgs } from './lib/cli.js';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
-  return v;
-}
 
 /** SciFact abstracts cut to `tokens` WordPiece tokens including [CLS] and [SEP]. */
 function passages(tokenizer: WordPieceTokenizer, tokens: number, count: number): string[] {
@@ -68,9 +63,22 @@ async function measure(embedder: Embedder, texts: string[]): Promise<Rate> {
 }
 
 async function main(): Promise<void> {
-  const count = arg('--passages', 96);
-  const threads = arg('--threads', 1);
-  const batchSize = arg('--batch', 8);
+  const { count, threads, batchSize } = readBenchArgs(
+    {
+      command: 'npm run bench:embedder-throughput --',
+      about: 'Embeddings per second of the static and MiniLM-shaped (fp32, int8) embedders, ~130- and ~256-token passages.',
+      options: {
+        passages: { type: 'string', value: 'N', default: '96', description: 'SciFact passages of each length; the static embedder gets 40x as many' },
+        threads: { type: 'string', value: 'N', default: '1', description: 'onnxruntime intra-op threads' },
+        batch: { type: 'string', value: 'N', default: '8', description: "the transformer's batch size" },
+      },
+    },
+    ({ values }) => ({
+      count: positiveInt('passages', values.passages),
+      threads: positiveInt('threads', values.threads),
+      batchSize: positiveInt('batch', values.batch),
+    }),
+  );
   const vocab = sharedPath('models', 'all-MiniLM-L6-v2-tokenizer', 'vocab.txt');
   const tokenizer = WordPieceTokenizer.fromVocabFile(vocab);
   const sets = { 130: passages(tokenizer, 130, count), 256: passages(tokenizer, 256, count) };

@@ -16,7 +16,14 @@ import type { FilterMatcher } from '../src/filters/matcher.js';
 import { parsePattern, PICOMATCH_OPTIONS } from '../src/filters/pattern.js';
 import { walkFiles } from '../src/filters/walk.js';
 import { seededRandom } from '../scripts/lib/seeded-random.js';
+import { readBenchArgs } from './lib/cli.js';
 
+readBenchArgs({
+  command: 'npm run bench:filters --',
+  about: 'Filter decisions per second over a synthetic 100k-path tree, and walk throughput over a real tree.',
+  options: {},
+  notes: ['Sizes come from the environment: BENCH_PATHS (default 100000), BENCH_WALK_FILES (default 20000).'],
+});
 const PATHS = Number(process.env.BENCH_PATHS ?? 100_000);
 const WALK_FILES = Number(process.env.BENCH_WALK_FILES ?? 20_000);
 

@@ -10,7 +10,8 @@
  * all of it), --transformer-limit the transformer runs' (default 500: they are slow on 2 cores). The transformer is
  * a generated graph of exactly all-MiniLM-L6-v2's shape (random weights cost the same compute), int8 and fp32.
  *
- * Each (embedder, threads) pair runs in a child process of its own, so peak RSS and CPU time are its own:
+ * Each (embedder, threads) pair runs in a child process of its own (this script with --child JSON), so peak RSS and
+ * CPU time are its own:
  *   1. start the service, warm it up on 40 synthetic files per thread (model loads and the JIT's compiling of the
  *      per-file code are not timed: a short run would otherwise carry them);
  *   2. index the corpus, timed: files/s, chunks/s, MB/s, CPU seconds (all threads), peak RSS;
@@ -38,9 +39,11 @@ import { startService } from '../src/service.js';
 import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
 import { sharedPath } from '../test/helpers/shared.js';
 import { batchesOf, runBare } from './lib/bare-model.js';
+import { listOption, positiveInt, positiveIntList, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { spread, stageBreakdown, type Breakdown } from './lib/breakdown.js';
 
-type EmbedderName = 'static' | 'int8' | 'fp32';
+const EMBEDDERS = ['static', 'int8', 'fp32'] as const;
+type EmbedderName = (typeof EMBEDDERS)[number];
 
 interface ChildConfig {
   embedder: EmbedderName;
@@ -73,17 +76,19 @@ interface ChildResult {
 const RESULT = 'RESULT ';
 const WARMUP_FILES_PER_THREAD = 40;
 
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-}
-
-function positiveInt(text: string | undefined, fallback: number, name: string): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
-  return n;
-}
+const CLI = {
+  command: 'npm run bench:index --',
+  about: 'Indexing throughput of the whole pipeline against the bare model, per embedder and thread count.',
+  positional: { name: 'DIR', description: 'the corpus (default ../shared/datasets/scifact/files)' },
+  options: {
+    limit: { type: 'string', value: 'N', description: "cap on every run's corpus (default all of it)" },
+    'transformer-limit': { type: 'string', value: 'N', default: '500', description: "cap on the transformer runs' corpus, slow on 2 cores" },
+    threads: { type: 'string', value: 'N,N', default: '1,2', description: 'thread counts to run each embedder with' },
+    embedders: { type: 'string', value: EMBEDDERS.join(','), default: EMBEDDERS.join(','), description: 'embedders to run' },
+    'database-url': { type: 'string', value: 'URL', description: 'index into that PostgreSQL server instead of a fresh PGlite database' },
+    child: { type: 'string', value: 'JSON', description: 'internal: run one configuration and print its result (the parent starts these)' },
+  },
+} satisfies BenchCommand<BenchOptions>;
 
 /** Regular files under dir, sorted by path. */
 async function listFiles(dir: string): Promise<string[]> {
@@ -300,16 +305,21 @@ function breakdownRow(r: ChildResult): Record<string, string | number> {
   };
 }
 
-async function parent(args: string[]): Promise<void> {
-  const positional = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1]!.startsWith('--')));
-  const dir = path.resolve(positional ?? sharedPath('datasets', 'scifact', 'files'));
+interface ParentOptions {
+  dir: string | undefined;
+  limit: number | undefined;
+  transformerLimit: number;
+  threadCounts: number[];
+  embedders: EmbedderName[];
+  databaseUrl: string | null;
+}
+
+async function parent(options: ParentOptions): Promise<void> {
+  const { threadCounts, embedders, databaseUrl } = options;
+  const dir = path.resolve(options.dir ?? sharedPath('datasets', 'scifact', 'files'));
   const all = await listFiles(dir);
-  const limit = positiveInt(option(args, 'limit'), all.length, 'limit');
-  const transformerLimit = Math.min(limit, positiveInt(option(args, 'transformer-limit'), 500, 'transformer-limit'));
-  const threadCounts = (option(args, 'threads') ?? '1,2').split(',').map((t) => positiveInt(t, 1, 'threads'));
-  const embedders = (option(args, 'embedders') ?? 'static,int8,fp32').split(',') as EmbedderName[];
-  for (const e of embedders) if (!['static', 'int8', 'fp32'].includes(e)) throw new Error(`unknown embedder ${e}`);
-  const databaseUrl = option(args, 'database-url') ?? null;
+  const limit = options.limit ?? all.length;
+  const transformerLimit = Math.min(limit, options.transformerLimit);
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-corpus-'));
   try {
@@ -349,9 +359,21 @@ async function parent(args: string[]): Promise<void> {
   }
 }
 
-const args = process.argv.slice(2);
-const childIndex = args.indexOf('--child');
-const main = childIndex >= 0 ? child(JSON.parse(args[childIndex + 1]!) as ChildConfig).then((r) => void process.stdout.write(`${RESULT}${JSON.stringify(r)}\n`)) : parent(args);
+const args = readBenchArgs(CLI, ({ values, positional }) => ({
+  child: values.child,
+  parent: {
+    dir: positional,
+    limit: positiveInt('limit', values.limit, undefined),
+    transformerLimit: positiveInt('transformer-limit', values['transformer-limit']),
+    threadCounts: positiveIntList('threads', values.threads),
+    embedders: listOption('embedders', values.embedders, EMBEDDERS),
+    databaseUrl: values['database-url'] ?? null,
+  },
+}));
+const main =
+  args.child !== undefined
+    ? child(JSON.parse(args.child) as ChildConfig).then((r) => void process.stdout.write(`${RESULT}${JSON.stringify(r)}\n`))
+    : parent(args.parent);
 main.then(
   () => process.exit(0),
   (err: unknown) => {

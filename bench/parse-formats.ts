@@ -8,10 +8,19 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseFile } from '../src/pipeline/stages/parse.js';
 import { sharedPath } from '../test/helpers/shared.js';
+import { positiveInt, readBenchArgs } from './lib/cli.js';
 
-const verbose = process.argv.includes('--verbose');
-const runsArg = process.argv.indexOf('--runs');
-const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
+const { verbose, runs } = readBenchArgs(
+  {
+    command: 'npm run bench:parse --',
+    about: 'Parses every document in ../shared/datasets/formats: per-format outcomes and timings.',
+    options: {
+      verbose: { type: 'boolean', description: "print each file's outcome with the start of its text" },
+      runs: { type: 'string', value: 'N', default: '3', description: 'passes over the set, the last one reported' },
+    },
+  },
+  ({ values }) => ({ verbose: values.verbose, runs: positiveInt('runs', values.runs) }),
+);
 const options = { maxFileBytes: 50 * 1024 * 1024, maxTextChars: 1_000_000 };
 
 function listFiles(dir: string): string[] {

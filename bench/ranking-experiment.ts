@@ -35,6 +35,7 @@ import { parseSearchQuery } from '../src/search/query-parser.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { openPostgres } from '../src/store/engines/postgres.js';
 import type { SqlDatabase } from '../src/store/sql.js';
+import { listOption, positiveInt, readBenchArgs } from './lib/cli.js';
 import { loadGridData, rankGrid, type GridData, type GridPoint } from './lib/bm25-grid.js';
 import { applyKeywordSchema, insertFiles, type FileRowInput } from './lib/keyword-db.js';
 import { evaluateRuns, percentile, type RunScores } from './lib/metrics.js';
@@ -57,12 +58,30 @@ const VARIANTS: Record<string, { sql: string; about: string }> = {
   },
 };
 
-const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const quick = args.includes('--quick');
+const args = readBenchArgs(
+  {
+    command: 'npm run bench:ranking --',
+    about: 'Ranking experiment on SciFact: keyword BM25F in the database tuned on train, hybrid fusion, latency, scale.',
+    options: {
+      variants: { type: 'string', value: Object.keys(VARIANTS).join(','), default: Object.keys(VARIANTS).join(','), description: 'text search configurations to compare' },
+      'no-fusion': { type: 'boolean', description: 'skip the hybrid fusion experiment' },
+      scale: { type: 'string', value: 'N', description: 'also the synthetic scale test with N files' },
+      pg: { type: 'string', value: 'URL', description: 'also the chosen setting on native PostgreSQL at URL' },
+      quick: { type: 'boolean', description: 'a coarse grid (a quick check, not a result)' },
+      'scale-only': { type: 'string', value: 'N', description: 'only the synthetic scale test, N files (default settings)' },
+    },
+  },
+  // Checked here, before the experiment's hour of work, not when it gets to them.
+  ({ values }) => ({
+    variants: listOption('variants', values.variants, Object.keys(VARIANTS)),
+    fusion: !values['no-fusion'],
+    scale: positiveInt('scale', values.scale, undefined),
+    pg: values.pg,
+    quick: values.quick,
+    scaleOnly: positiveInt('scale-only', values['scale-only'], undefined),
+  }),
+);
+const quick = args.quick;
 const FLAT: FieldWeights = { name: 0, keywords: 0, summary: 0, content: 1 };
 const K1S = quick ? [0.9, 1.2] : [0.6, 0.9, 1.2, 1.5];
 const BS = quick ? [0.4, 0.75] : [0.3, 0.4, 0.5, 0.6, 0.75];
@@ -220,13 +239,11 @@ async function keywordExperiment(): Promise<void> {
   console.log(`SciFact: ${rows.length} files analysed by the local analyzer in ${(performance.now() - t0) / 1000 | 0} s; ` +
     `train ${train.queries.length} queries, test ${test.queries.length}\n`);
 
-  const variantNames = (option('variants') ?? Object.keys(VARIANTS).join(',')).split(',');
   const table: string[] = ['| variant / setting (chosen on train) | train nDCG@10 | train R@100 | test nDCG@10 | test R@100 |', '|---|---|---|---|---|'];
   const finals: { variant: string; point: GridPoint; trainNdcg: number }[] = [];
   const agreement: string[] = [];
-  for (const name of variantNames) {
-    const variant = VARIANTS[name];
-    if (!variant) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}`);
+  for (const name of args.variants) {
+    const variant = VARIANTS[name]!;
     const db = await openPglite(null);
     const { ids, loadMs } = await loadInto(db, variant.sql, rows);
     await db.exec('VACUUM ANALYZE');
@@ -319,10 +336,10 @@ async function latencyAndFusion(
   const allMatch = [...narrowed.runs.values()].every((ids2) => ids2.every((id) => id.startsWith('1')));
   console.log(`\nglob filter check: every returned file matches 1*.txt: ${allMatch}`);
 
-  if (!args.includes('--no-fusion')) await fusionExperiment(db, settings, corpusIdOf, ids, texts, train, test);
+  if (args.fusion) await fusionExperiment(db, settings, corpusIdOf, ids, texts, train, test);
   await db.close();
-  if (option('pg')) await nativePostgres(option('pg')!, variantName, settings, rows, corpusIds, test);
-  if (option('scale')) await scaleTest(Number(option('scale')), variantName, settings, texts.map((t) => t.text), testTexts);
+  if (args.pg !== undefined) await nativePostgres(args.pg, variantName, settings, rows, corpusIds, test);
+  if (args.scale !== undefined) await scaleTest(args.scale, variantName, settings, texts.map((t) => t.text), testTexts);
 }
 
 async function fusionExperiment(
@@ -456,12 +473,12 @@ async function scaleTest(count: number, variantName: string, settings: KeywordRa
 }
 
 async function main(): Promise<void> {
-  const scaleOnly = option('scale-only');
+  const { scaleOnly } = args;
   if (scaleOnly === undefined) return keywordExperiment();
   // Only the scale test, with the draft's configuration and the default settings.
   const texts = loadDocs().map((d) => d.text);
   const queries = loadQueries('test').queries.map((q) => q.text);
-  await scaleTest(Number(scaleOnly), 'english-split', { ...DEFAULT_KEYWORD_RANKING }, texts, queries);
+  await scaleTest(scaleOnly, 'english-split', { ...DEFAULT_KEYWORD_RANKING }, texts, queries);
 }
 
 main().catch((err: unknown) => {

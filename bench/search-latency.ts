@@ -27,7 +27,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { indexDirectory, search, startBenchService, startDirectoryRun, type BenchService, type IndexedRun } from './lib/bench-service.js';
 import { checkSciFact, loadDocs, loadQueries } from './lib/scifact.js';
-import { BenchArgs, markdownTable, summarize, type LatencySummary } from './lib/search-bench.js';
+import { choiceOption, listOption, nonNegativeInt, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
+import { markdownTable, summarize, type LatencySummary } from './lib/search-bench.js';
 import { writeSyntheticTree } from './lib/synthetic.js';
 
 const MODES = ['hybrid', 'keyword', 'semantic'] as const;
@@ -256,11 +257,9 @@ async function pgProblem(url: string): Promise<string | null> {
   }
 }
 
-function engines(value: string | undefined, fallback: string): Engine[] {
-  const v = value ?? fallback;
-  if (v === 'both') return ['pglite', 'postgres'];
-  if (v === 'pglite' || v === 'postgres') return [v];
-  throw new Error(`engine must be pglite, postgres or both, got '${v}'`);
+function engines(name: string, value: string): Engine[] {
+  const v = choiceOption(name, value, ['pglite', 'postgres', 'both']);
+  return v === 'both' ? ['pglite', 'postgres'] : [v];
 }
 
 function latencyTable(rows: readonly LatencyRow[]): string {
@@ -300,39 +299,58 @@ function indexingTable(rows: readonly IndexingRow[]): string {
   );
 }
 
+const CLI = {
+  command: 'npm run bench:search --',
+  about: 'Search latency (POST /api/search/) on PGlite and PostgreSQL: SciFact, then N synthetic files.',
+  options: {
+    engine: { type: 'string', value: 'pglite|postgres|both', default: 'both', description: 'engines of the SciFact part' },
+    'skip-scale': { type: 'boolean', description: 'SciFact only: no synthetic scale part' },
+    'skip-scifact': { type: 'boolean', description: 'only the synthetic scale part' },
+    scale: { type: 'string', value: 'N', default: '100000', description: 'synthetic files of the scale part' },
+    'scale-engine': { type: 'string', value: 'pglite|postgres|both', default: 'pglite', description: 'engines of the scale part' },
+    'scale-dir': { type: 'string', value: 'DIR', description: 'keep the generated files there; a re-run reuses them' },
+    modes: { type: 'string', value: 'hybrid,keyword,semantic', default: MODES.join(','), description: 'search modes to time' },
+    queries: { type: 'string', value: 'N', description: 'SciFact test queries a pass (default all 300)' },
+    clients: { type: 'string', value: 'N', default: '8', description: 'concurrent clients of the concurrent passes' },
+    pg: { type: 'string', value: 'URL', description: `PostgreSQL server (default TEST_DATABASE_URL, else ${DEFAULT_PG_URL})` },
+  },
+  notes: [
+    'PostgreSQL: --pg, else TEST_DATABASE_URL, else the server `bash .ci/postgres.sh` starts; skipped when none answers.',
+    'FILESIFT_MODEL_DIR set: the service embeds with that model.',
+  ],
+} satisfies BenchCommand<BenchOptions>;
+
 async function main(): Promise<void> {
-  const args = new BenchArgs(process.argv.slice(2));
+  const args = readBenchArgs(CLI, ({ values }) => ({
+    engines: engines('engine', values.engine),
+    scaleEngines: engines('scale-engine', values['scale-engine']),
+    /** PostgreSQL asked for by name must answer; with 'both' it is skipped when it does not. */
+    pgRequired: values.engine === 'postgres' || values['scale-engine'] === 'postgres',
+    scale: values['skip-scale'] ? 0 : nonNegativeInt('scale', values.scale),
+    scaleDir: values['scale-dir'],
+    skipSciFact: values['skip-scifact'],
+    modes: listOption('modes', values.modes, MODES),
+    queries: positiveInt('queries', values.queries, undefined),
+    clients: positiveInt('clients', values.clients),
+    pgUrl: values.pg ?? process.env.TEST_DATABASE_URL ?? DEFAULT_PG_URL,
+  }));
   const data = checkSciFact();
   if (!data.ok) {
     console.error(`bench:search cannot run: ${data.reason}`);
     process.exitCode = 2;
     return;
   }
-  const explicitEngine = args.option('engine');
-  let chosen = engines(explicitEngine, 'both');
-  let scaleEngines = engines(args.option('scale-engine'), 'pglite');
-  const scale = args.flag('skip-scale') ? 0 : args.count('scale', 100_000);
-  const skipSciFact = args.flag('skip-scifact');
-  const modes = (args.option('modes') ?? MODES.join(',')).split(',').map((m) => {
-    if (!(MODES as readonly string[]).includes(m)) throw new Error(`unknown mode '${m}'; known: ${MODES.join(', ')}`);
-    return m as Mode;
-  });
+  let chosen = args.engines;
+  let scaleEngines = args.scaleEngines;
+  const { scale, skipSciFact, modes } = args;
   const all = loadQueries('test').queries.map((q) => q.text);
-  const queryCount = args.count('queries', all.length);
-  const clients = args.count('clients', 8);
-  if (queryCount < 1 || clients < 1) throw new Error('--queries and --clients must be at least 1');
-  const options: Options = {
-    queries: all.slice(0, queryCount),
-    modes,
-    clients,
-    pgUrl: args.option('pg') ?? process.env.TEST_DATABASE_URL ?? DEFAULT_PG_URL,
-  };
+  const options: Options = { queries: all.slice(0, args.queries ?? all.length), modes, clients: args.clients, pgUrl: args.pgUrl };
 
   if (chosen.includes('postgres') || (scale > 0 && scaleEngines.includes('postgres'))) {
     const problem = await pgProblem(options.pgUrl);
     if (problem !== null) {
       const why = `PostgreSQL at ${options.pgUrl} does not answer (${problem}). Start one with \`bash .ci/postgres.sh\` (it prints its URL) and pass --pg <url> or set TEST_DATABASE_URL.`;
-      if (explicitEngine === 'postgres' || args.option('scale-engine') === 'postgres') throw new Error(why);
+      if (args.pgRequired) throw new Error(why);
       console.log(`Skipping PostgreSQL: ${why}`);
       chosen = chosen.filter((e) => e !== 'postgres');
       scaleEngines = scaleEngines.filter((e) => e !== 'postgres');
@@ -345,7 +363,7 @@ async function main(): Promise<void> {
   const out = { latency: [] as LatencyRow[], indexing: [] as IndexingRow[] };
   const t0 = performance.now();
   if (!skipSciFact) for (const engine of chosen) await sciFactPart(engine, data.files, options, out);
-  if (scale > 0) for (const engine of scaleEngines) await scalePart(engine, scale, args.option('scale-dir'), options, out);
+  if (scale > 0) for (const engine of scaleEngines) await scalePart(engine, scale, args.scaleDir, options, out);
 
   console.log(`\nSearch latency, POST /api/search/ over loopback HTTP (default limit 50), milliseconds; load average at the end ` +
     `${loadavg().map((x) => x.toFixed(1)).join(' ')}; ${((performance.now() - t0) / 60_000).toFixed(1)} min in all:\n`);

@@ -17,7 +17,8 @@ import { performance } from 'node:perf_hooks';
 import { indexDirectory, search, startBenchService, type BenchService } from './lib/bench-service.js';
 import { evaluateRuns, type RunScores } from './lib/metrics.js';
 import { checkSciFact, loadQueries } from './lib/scifact.js';
-import { BenchArgs, corpusIdOf, markdownTable } from './lib/search-bench.js';
+import { choiceOption, listOption, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
+import { corpusIdOf, markdownTable } from './lib/search-bench.js';
 
 const MODES = ['hybrid', 'keyword', 'semantic'] as const;
 type Mode = (typeof MODES)[number];
@@ -66,17 +67,37 @@ async function runMode(bench: BenchService, mode: Mode, split: ReturnType<typeof
   return { mode, scores: evaluateRuns(runs, split.qrels), answeredAs, notices, seconds: (performance.now() - t0) / 1000 };
 }
 
+const CLI = {
+  command: 'npm run bench:quality --',
+  about: 'Search quality on SciFact through the real service: nDCG@10 and Recall@100 per mode.',
+  options: {
+    split: { type: 'string', value: 'test|train', default: 'test', description: 'query split to score; tune on train only' },
+    modes: { type: 'string', value: 'hybrid,keyword,semantic', default: MODES.join(','), description: 'search modes to score' },
+    settings: { type: 'string', value: 'JSON', description: "settings patch applied before indexing, e.g. '{\"search.semantic_weight\": 0.2}'" },
+    pg: { type: 'string', value: 'URL', description: 'PostgreSQL server to use (a scratch database on it) instead of PGlite' },
+    'data-dir': { type: 'string', value: 'DIR', description: 'keep the index there; a re-run reuses it' },
+  },
+  notes: ['FILESIFT_MODEL_DIR set: the service embeds with that transformer model instead of the built-in one.'],
+} satisfies BenchCommand<BenchOptions>;
+
+/** The --settings text, checked to be JSON before the index is built. */
+function json(name: string, text: string): string {
+  try {
+    JSON.parse(text);
+  } catch {
+    throw new Error(`--${name} must be JSON, got '${text}'`);
+  }
+  return text;
+}
+
 async function main(): Promise<void> {
-  const args = new BenchArgs(process.argv.slice(2));
-  const splitName = args.option('split') ?? 'test';
-  if (splitName !== 'test' && splitName !== 'train') throw new Error(`--split must be test or train, got '${splitName}'`);
-  const modes = (args.option('modes') ?? MODES.join(',')).split(',').map((m) => {
-    if (!(MODES as readonly string[]).includes(m)) throw new Error(`unknown mode '${m}'; known: ${MODES.join(', ')}`);
-    return m as Mode;
-  });
-  const settingsPatch = args.option('settings');
-  const pgUrl = args.option('pg');
-  const dataDir = args.option('data-dir');
+  const { splitName, modes, settingsPatch, pgUrl, dataDir } = readBenchArgs(CLI, ({ values }) => ({
+    splitName: choiceOption('split', values.split, ['test', 'train']),
+    modes: listOption('modes', values.modes, MODES),
+    settingsPatch: values.settings === undefined ? undefined : json('settings', values.settings),
+    pgUrl: values.pg,
+    dataDir: values['data-dir'],
+  }));
   const data = checkSciFact();
   if (!data.ok) {
     console.error(`bench:quality cannot run: ${data.reason}`);

@@ -15,7 +15,17 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startService } from '../src/service.js';
+import { readBenchArgs } from './lib/cli.js';
 
+readBenchArgs({
+  command: 'npm run bench:watch-burst --',
+  about: 'A burst of files written into a watched folder: queue-status latency and event-loop delay of the service.',
+  options: {},
+  notes: [
+    'Sizes come from the environment: BENCH_FILES (default 10000), BENCH_PROCESS_SECONDS (default 30),',
+    'BENCH_DRAIN=1 (also measure until the queue is empty).',
+  ],
+});
 const FILES = Number(process.env.BENCH_FILES ?? 10_000);
 const PROCESS_SECONDS = Number(process.env.BENCH_PROCESS_SECONDS ?? 30);
 const DRAIN = process.env.BENCH_DRAIN === '1';

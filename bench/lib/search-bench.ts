@@ -1,45 +1,8 @@
 /**
- * Pure helpers of the search benchmarks (bench/search-quality.ts, bench/search-latency.ts): command-line options,
- * result names to corpus ids, latency summaries and markdown tables. Unit-tested in test/bench/lib.
+ * Pure helpers of the search benchmarks (bench/search-quality.ts, bench/search-latency.ts): result names to corpus
+ * ids, latency summaries and markdown tables. Unit-tested in test/bench/lib.
  */
 import { percentile } from './metrics.js';
-
-/** `--name value` options and `--flag` switches of a benchmark's command line. */
-export class BenchArgs {
-  readonly #values = new Map<string, string | null>();
-
-  constructor(argv: readonly string[]) {
-    for (let i = 0; i < argv.length; i++) {
-      const a = argv[i]!;
-      if (!a.startsWith('--') || a.length < 3) throw new Error(`unexpected argument '${a}' (options are --name value or --flag)`);
-      const value = argv[i + 1];
-      if (value !== undefined && !value.startsWith('--')) {
-        this.#values.set(a.slice(2), value);
-        i++;
-      } else this.#values.set(a.slice(2), null);
-    }
-  }
-
-  /** The value after `--name`, or undefined when absent. Throws when the option is given without a value. */
-  option(name: string): string | undefined {
-    const value = this.#values.get(name);
-    if (value === null) throw new Error(`--${name} needs a value`);
-    return value;
-  }
-
-  flag(name: string): boolean {
-    return this.#values.has(name);
-  }
-
-  /** A positive integer option, or `fallback`. */
-  count(name: string, fallback: number): number {
-    const text = this.option(name);
-    if (text === undefined) return fallback;
-    const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got '${text}'`);
-    return n;
-  }
-}
 
 /** SciFact result files are named `<corpus-id>.txt`: the corpus id, or null for any other file. */
 export function corpusIdOf(filename: string): string | null {

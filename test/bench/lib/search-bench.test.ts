@@ -1,24 +1,5 @@
 import { expect } from 'chai';
-import { BenchArgs, corpusIdOf, markdownTable, summarize } from '../../../bench/lib/search-bench.js';
-
-describe('BenchArgs', () => {
-  it('reads --name value options and --flag switches', () => {
-    const args = new BenchArgs(['--engine', 'pglite', '--skip-scale', '--scale', '20000']);
-    expect(args.option('engine')).to.equal('pglite');
-    expect(args.flag('skip-scale')).to.equal(true);
-    expect(args.flag('skip-scifact')).to.equal(false);
-    expect(args.count('scale', 100_000)).to.equal(20_000);
-    expect(args.count('clients', 8)).to.equal(8);
-    expect(args.option('pg')).to.equal(undefined);
-  });
-
-  it('rejects a stray argument, an option without its value and a bad count, naming them', () => {
-    expect(() => new BenchArgs(['pglite'])).to.throw(/unexpected argument 'pglite'/);
-    expect(() => new BenchArgs(['--pg']).option('pg')).to.throw(/--pg needs a value/);
-    expect(() => new BenchArgs(['--scale', '1e5x']).count('scale', 1)).to.throw(/--scale must be a non-negative integer, got '1e5x'/);
-    expect(() => new BenchArgs(['--scale', '-3']).count('scale', 1)).to.throw(/--scale/);
-  });
-});
+import { corpusIdOf, markdownTable, summarize } from '../../../bench/lib/search-bench.js';
 
 describe('corpusIdOf', () => {
   it('answers the corpus id of a SciFact file name, null for any other file', () => {

@@ -114,7 +114,7 @@ export function parseBenchArgs<O extends BenchOptions>(cli: BenchCommand<O>, arg
   return { values: values as BenchValues<O>, positional, help: parsed.values[HELP] === true };
 }
 
-/** parseArgs in strict mode; its errors become usage errors, an unknown option's with a suggestion. */
+/** parseArgs in strict mode; its errors become usage errors. */
 function strictParse(argv: readonly string[], config: ParseArgsOptionsConfig, problem: (message: string) => BenchUsageError) {
   try {
     return parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: true, tokens: true });
@@ -124,27 +124,11 @@ function strictParse(argv: readonly string[], config: ParseArgsOptionsConfig, pr
   }
 }
 
-/** "unknown option '--sacle' (did you mean --scale?)": the first option of argv the command does not declare. */
+/** "unknown option '--sacle'": the first option of argv the command does not declare (the usage lists the rest). */
 function unknownOption(argv: readonly string[], known: readonly string[]): string {
   const { tokens } = parseArgs({ args: [...argv], strict: false, allowPositionals: true, tokens: true });
   const token = tokens.find((t) => t.kind === 'option' && !known.includes(t.name));
-  if (token?.kind !== 'option') return 'unknown option';
-  const near = known.filter((name) => editDistance(name, token.name) <= Math.max(1, Math.floor(name.length / 4)));
-  return `unknown option '${token.rawName}'${near.length > 0 ? ` (did you mean ${near.map((n) => `--${n}`).join(' or ')}?)` : ''}`;
-}
-
-/** Levenshtein distance, with a swap of two neighbours counted as one edit. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = d[i]!;
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min(d[i - 1]![j]! + 1, row[j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
+  return token?.kind === 'option' ? `unknown option '${token.rawName}'` : 'unknown option';
 }
 
 /**

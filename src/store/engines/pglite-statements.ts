@@ -10,16 +10,6 @@ interface Prepared {
   paramTypes: number[];
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
 /**
  * Named prepared statements on PGlite, for the statements a caller runs over and over (the search queries).
  *
@@ -56,7 +46,7 @@ export class PgliteStatements {
       return serializer ? (serializer(value) as string) : String(value);
     });
     const messages = await this.db.execProtocolStream(
-      concat([
+      Buffer.concat([
         protocol.serialize.bind({ statement: statement.name, values }),
         protocol.serialize.describe({ type: 'P' }),
         protocol.serialize.execute({}),
@@ -78,7 +68,7 @@ export class PgliteStatements {
     const name = `filesift_${this.#nextId++}`;
     // Parse errors (a bad statement) throw here, after the Sync: nothing is cached and the session stays usable.
     const described = await this.db.execProtocolStream(
-      concat([protocol.serialize.parse({ name, text }), protocol.serialize.describe({ type: 'S', name }), protocol.serialize.sync()]),
+      Buffer.concat([protocol.serialize.parse({ name, text }), protocol.serialize.describe({ type: 'S', name }), protocol.serialize.sync()]),
       { syncToFs: false },
     );
     const prepared: Prepared = { name, paramTypes: parse.parseDescribeStatementResults(described) };
@@ -91,7 +81,7 @@ export class PgliteStatements {
     const [text, oldest] = this.#prepared.entries().next().value ?? [];
     if (text === undefined || !oldest) return;
     this.#prepared.delete(text);
-    await this.db.execProtocolStream(concat([protocol.serialize.close({ type: 'S', name: oldest.name }), protocol.serialize.sync()]), {
+    await this.db.execProtocolStream(Buffer.concat([protocol.serialize.close({ type: 'S', name: oldest.name }), protocol.serialize.sync()]), {
       syncToFs: false,
     });
   }

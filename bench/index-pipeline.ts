@@ -138,9 +138,9 @@ async function child(config: ChildConfig): Promise<ChildResult> {
     const service = await startService(serviceConfig, { logger: createLogger(serviceConfig.logLevel), modelCheckIntervalMs: 0 });
     const update = await service.settings.update({ 'queue.max_concurrency': config.threads });
     if (!update.ok) throw new Error(`cannot set the thread count: ${JSON.stringify(update)}`);
-    await service.embedderReady;
+    await service.models.ready;
     const expected = config.embedder === 'static' ? 'static:' : 'transformer:';
-    if (!service.embedders.active.identity?.startsWith(expected)) throw new Error(`wrong embedder: ${service.embedders.active.identity}`);
+    if (!service.models.active.identity?.startsWith(expected)) throw new Error(`wrong embedder: ${service.models.active.identity}`);
 
     // File runs, not a directory run: a directory run builds the vector index at its end, and the measured run
     // must start from an empty database (the initial indexing of a corpus, its index built once at the end).

@@ -20,8 +20,8 @@ import { performance } from 'node:perf_hooks';
 import { analyzeLocally } from '../src/pipeline/analyze/local/index.js';
 import { defaultBuiltinDir, describeEmbedder } from '../src/pipeline/embedders/index.js';
 import { StaticEmbedder } from '../src/pipeline/embedders/static.js';
-import type { FieldWeights } from '../src/search/bm25.js';
-import type { CandidateFilters } from '../src/search/candidate-filters.js';
+import type { FieldWeights } from '../src/store/queries/bm25.js';
+import type { CandidateFilters } from '../src/store/queries/filters.js';
 import { DEFAULT_FUSION, fuseScores, type FusionOptions } from '../src/search/fuse.js';
 import {
   buildKeywordQuery,
@@ -29,7 +29,7 @@ import {
   executeKeywordQuery,
   type KeywordHitRow,
   type KeywordRankingSettings,
-} from '../src/search/keyword-query.js';
+} from '../src/store/queries/keyword.js';
 import type { Normalization } from '../src/search/normalize.js';
 import { parseSearchQuery } from '../src/search/query-parser.js';
 import { openPglite } from '../src/store/engines/pglite.js';

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     await service.settings.update({ 'queue.cooldown_seconds': 2 });
     const res = await fetch(`${base}/api/watch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ directory_path: watched }) });
     const jobId = ((await res.json()) as { job_id: number }).job_id;
-    await service.watch.settled(jobId);
+    await service.watcher.settled(jobId);
 
     let phase = 'storm';
     const latencies: Record<string, number[]> = { storm: [], processing: [], drain: [] };

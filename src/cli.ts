@@ -5,7 +5,7 @@ import { createLogger } from './logger.js';
 import { SchemaTooNewError } from './store/migrate.js';
 import { PgvectorMissingError } from './store/engines/postgres.js';
 import { startService } from './service.js';
-import { pullModelCommand } from './commands/pull-model.js';
+import { pullModelCommand } from './cli/pull-model.js';
 
 const USAGE = `Usage: filesift [command] [options]
 

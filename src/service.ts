@@ -1,34 +1,30 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { spawnStore, type StoreHandle } from './actors/store/index.js';
+import { IndexingProcessor } from './actors/queue/processor.js';
+import { QueueService } from './actors/queue/queue.service.js';
+import type { ReadingsProvider } from './actors/scheduler/readings.js';
+import { SchedulerService } from './actors/scheduler/scheduler.service.js';
+import { WatchJobs } from './actors/watcher/jobs.js';
+import type { WatcherTuning } from './actors/watcher/protocol.js';
+import { WatcherService } from './actors/watcher/watcher.service.js';
 import type { ServiceConfig } from './config.js';
 import { EventBus } from './events/bus.js';
-import { createApp } from './http/app.js';
-import { createLogger, type Logger } from './logger.js';
-import { FilterService } from './filters/filter.service.js';
-import { defaultModelDir, resolveEmbedder } from './indexing/embedder.js';
-import { EmbedderManager } from './indexing/embedder-manager.js';
-import { embedderStatus } from './indexing/embedder-status.js';
-import { AutoModelPull } from './indexing/model-pull.js';
-import { isTransformerDir } from './pipeline/embedders/index.js';
-import { pullPlan } from './pipeline/embedders/pull-plan.js';
-import { FilterApplier } from './filters/filters-apply.js';
 import { FilterEditor } from './filters/filter-editor.js';
-import { QueryLanes } from './search/query-lanes.js';
-import { SearchService } from './search/search.service.js';
+import { FilterService } from './filters/filter.service.js';
+import { createApp } from './http/app.js';
+import { FilterRunner } from './indexing/filter-runner.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
-import { JobsService } from './jobs/jobs.service.js';
+import { OwnDataDir } from './lib/paths.js';
+import { createLogger, type Logger } from './logger.js';
+import { ModelService } from './models/model.service.js';
+import { resolveEmbedder } from './models/resolve.js';
 import { PipelinePool } from './pipeline/pool.js';
+import { SearchService } from './search/search.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { StatusService } from './status/status.service.js';
-import type { ReadingsProvider } from './actors/scheduler/readings.js';
-import type { WatcherTuning } from './actors/watcher/protocol.js';
-import { IndexingProcessor } from './queue/processor.js';
-import { QueueService } from './queue/queue.service.js';
-import { SchedulerService } from './scheduler/scheduler.service.js';
-import { WatchService } from './watch/watch.service.js';
+import { spawnStore, type StoreHandle } from './store/spawn.js';
 
 export interface Service {
   /** Base URL the service listens on, e.g. http://127.0.0.1:60534 */
@@ -39,13 +35,9 @@ export interface Service {
   store: StoreHandle;
   pool: PipelinePool;
   indexing: IndexingService;
-  /** The active embedder, and switching it when the model changes. */
-  embedders: EmbedderManager;
-  /** Resolves when the start-up checks of the embedder are done (the transformer probed, a re-embed started). */
-  embedderReady: Promise<void>;
-  /** The automatic model download (FILESIFT_MODEL_PULL=auto), when one was started. */
-  modelPull: AutoModelPull | null;
-  watch: WatchService;
+  /** The embedding model: the active embedder, its download, the query lanes (`models.ready`: start-up checks done). */
+  models: ModelService;
+  watcher: WatcherService;
   queue: QueueService;
   scheduler: SchedulerService;
   logger: Logger;
@@ -71,19 +63,24 @@ export interface StartOptions {
   queueFlushIntervalMs?: number;
 }
 
-/** The composition root: starts the actors in dependency order and the HTTP front end last. */
+/**
+ * The composition root: starts the store, the services and the actors in dependency order, each given what it
+ * needs (nothing refers to something started later), then the HTTP front end; background work (model checks,
+ * reconciling the watched folders) begins once the service listens.
+ */
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   await mkdir(config.dataDir, { recursive: true });
   const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   const stack: (() => Promise<void>)[] = [() => store.close()];
   try {
+    const ownData = new OwnDataDir(config.dataDir);
     const bus = new EventBus({ replayCapacity: options.eventReplayCapacity ?? 1000 });
-    const settings = await SettingsService.load(store.api.config, logger.child({ actor: 'settings' }));
-    const status = new StatusService(store, config.version);
+    const settings = await SettingsService.load(store.api.config, logger.child({ actor: 'settings' }), bus);
     const filters = await FilterService.load(store.api.config, logger.child({ actor: 'filters' }));
-    const jobs = await JobsService.load(store.api);
+    const jobs = await WatchJobs.load(store.api);
 
+    // The pipeline threads, and the embedding model they (and search queries) use.
     const embedder = resolveEmbedder(config);
     if (!embedder.description.ok) logger.warn({ reason: embedder.description.reason }, 'no embedder: search will be keyword-only');
     const pool = new PipelinePool({
@@ -96,24 +93,17 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     settings.subscribe((next, keys) => {
       if (keys.includes('queue.max_concurrency')) void pool.resize(next.queue.max_concurrency);
     });
-    const embedders: EmbedderManager = new EmbedderManager(
-      {
-        config,
-        pool,
-        bus,
-        logger: logger.child({ actor: 'embedder' }),
-        // A model change (or files of another model found at start): re-embed them in the background.
-        onChange: (): Promise<unknown> => indexing.startReembed().catch((err: unknown) => logger.error({ err }, 'cannot start re-embedding')),
-      },
-      embedder,
-    );
+    const models = new ModelService({ config, pool, initial: embedder, bus, logger });
+    stack.push(() => models.close());
+
+    // Indexing: the per-file flow, the runs, and filter changes brought to the index.
     const indexer = new Indexer({
       store: store.api,
       pool,
       settings,
       bus,
       logger: logger.child({ actor: 'indexer' }),
-      embeddingModel: () => embedders.active.identity,
+      embeddingModel: () => models.active.identity,
       jobFor: (p) => jobs.jobFor(p)?.id ?? null,
       apiKeys: {
         openai: process.env.FILESIFT_OPENAI_API_KEY ?? process.env.OPENAI_API_KEY ?? null,
@@ -127,37 +117,27 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       filters,
       bus,
       logger: logger.child({ actor: 'indexing' }),
-      ownDataDir: config.dataDir,
-      embeddingModel: () => embedders.active.identity,
-      embeddingDimension: () => embedders.active.dimension,
+      ownData,
+      embeddingModel: () => models.active.identity,
+      embeddingDimension: () => models.active.dimension,
     });
     stack.push(() => indexing.close());
-    const modelPull = autoModelPull(config, bus, logger, () => embedders.refresh('the model was downloaded'));
-    status.register('embedder', () => embedderStatus(config, embedders, indexing, modelPull));
-    const filterApplier = new FilterApplier({
-      filters,
-      jobs,
-      files: store.api.files,
-      indexing,
-      logger: logger.child({ actor: 'filters' }),
-      ownDataDir: config.dataDir,
-    });
-    const filterEditor = new FilterEditor({ filters, applier: filterApplier, jobs, bus });
-    // The queue: the scheduler's first decision comes before the queue starts, so a restart never processes
-    // items the scheduler would hold.
-    const processor = new IndexingProcessor({ indexer, filters, jobs, bus, ownDataDir: config.dataDir });
-    let queueRef: QueueService | null = null;
+    const filterRunner = new FilterRunner({ filters, jobs, files: store.api.files, indexing, logger: logger.child({ actor: 'filters' }), ownData });
+    const filterEditor = new FilterEditor({ filters, applier: filterRunner, jobs, bus });
+
+    // The actors. The scheduler's first decision comes before the queue starts, so a restart never processes
+    // items the scheduler would hold; its later decisions reach the queue through the subscription.
     const scheduler = new SchedulerService({
       settings,
       bus,
       logger: logger.child({ actor: 'scheduler' }),
       ...(options.schedulerProvider ? { provider: options.schedulerProvider } : {}),
-      onPause: (paused) => queueRef?.setSchedulerPaused(paused),
     });
     const schedulerPaused = await scheduler.initialPause().catch((err: unknown) => {
       logger.error({ err }, 'first scheduler check failed');
       return false;
     });
+    const processor = new IndexingProcessor({ indexer, filters, jobs, bus, ownData });
     const queue = await QueueService.start({
       store: store.api,
       settings,
@@ -167,11 +147,14 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       schedulerPaused,
       ...(options.queueFlushIntervalMs !== undefined ? { flushIntervalMs: options.queueFlushIntervalMs } : {}),
     });
-    queueRef = queue;
     stack.push(() => queue.close());
+    const unsubscribe = scheduler.subscribe((paused) => queue.setSchedulerPaused(paused));
     scheduler.start();
-    stack.push(() => scheduler.stop());
-    const watch = await WatchService.start({
+    stack.push(async () => {
+      unsubscribe();
+      await scheduler.stop();
+    });
+    const watcher = await WatcherService.start({
       store: store.api,
       jobs,
       filters,
@@ -180,27 +163,13 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       processor,
       bus,
       logger: logger.child({ actor: 'watch' }),
-      ownDataDir: config.dataDir,
+      ownData,
       ...(options.watcherTuning ? { watcherTuning: options.watcherTuning } : {}),
     });
-    stack.push(() => watch.close());
-    status.register('watcher', () => watch.health());
-    status.register('queue', () => ({ ok: true, ...queue.status() }));
-    status.register('scheduler', () => {
-      const c = scheduler.config;
-      return { ok: true, enabled: c.enabled, paused_queue: scheduler.paused, combine_mode: c.combine_mode, rules: c.rules.length, check_interval_seconds: c.check_interval_seconds };
-    });
-    status.register('worker_pool', () => {
-      const s = pool.stats();
-      return { ok: true, threads: s.threads, max_threads: s.maxThreads, queued_tasks: s.queued, completed_tasks: s.completed, utilization: s.utilization, active_runs: indexing.activeRuns.length };
-    });
+    stack.push(() => watcher.close());
 
-    // Queries are embedded on a lane of their own, always with the model the index is built with.
-    const queryLanes = new QueryLanes({ active: () => embedders.active, logger: logger.child({ actor: 'search' }) });
-    queryLanes.current(); // start loading now, not at the first search
-    stack.push(() => queryLanes.close());
-    const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => queryLanes.current() });
-
+    const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => models.queryLane() });
+    const status = new StatusService(store, config.version, { embedder: models, worker_pool: indexing, watcher, queue, scheduler });
     const { app, sessions } = createApp({
       config,
       logger,
@@ -212,16 +181,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       filterEditor,
       jobs,
       indexing,
-      watch,
+      watcher,
       queue,
       scheduler,
       search,
+      ownData,
       sseHeartbeatMs: options.sseHeartbeatMs,
-    });
-
-    stack.push(async () => {
-      await modelPull?.stop();
-      await embedders.close();
     });
 
     const server = await listen(app.callback(), config.host, config.port);
@@ -231,11 +196,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const url = `http://${host}:${port}`;
     bus.publish('service_started', { version: config.version, engine: store.engine });
     // In the background, after start-up: probe a transformer, re-embed files of another model, fetch the model.
-    const embedderReady = embedders.start().catch((err: unknown) => logger.error({ err }, 'embedder start-up check failed'));
-    embedders.watch(options.modelCheckIntervalMs ?? 60_000);
-    modelPull?.start();
+    models.start(indexing, options.modelCheckIntervalMs ?? 60_000);
     // Watch every active job again and catch up on what changed while the service was down.
-    watch.reconcileAll();
+    watcher.reconcileAll();
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
 
     let closing: Promise<void> | null = null;
@@ -247,10 +210,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       store,
       pool,
       indexing,
-      embedders,
-      embedderReady,
-      modelPull,
-      watch,
+      models,
+      watcher,
       queue,
       scheduler,
       logger,
@@ -267,26 +228,6 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     await unwind(stack, logger);
     throw err;
   }
-}
-
-/**
- * FILESIFT_MODEL_PULL=auto: a background download of the default model into the data directory, when no model
- * folder was configured and the default one has no model yet. Null when there is nothing to download.
- */
-function autoModelPull(config: ServiceConfig, bus: EventBus, logger: Logger, onPulled: () => Promise<unknown>): AutoModelPull | null {
-  if (config.modelPull !== 'auto') return null;
-  if (config.modelDir) {
-    logger.info({ modelDir: config.modelDir }, 'FILESIFT_MODEL_DIR is set: no automatic model download');
-    return null;
-  }
-  const dir = defaultModelDir(config.dataDir);
-  if (isTransformerDir(dir)) return null;
-  const plan = pullPlan({ variant: config.modelVariant, baseUrl: config.modelBaseUrl, manifest: config.modelManifest });
-  if (!plan.ok) {
-    logger.error({ reason: plan.reason }, 'automatic model download not possible');
-    return null;
-  }
-  return new AutoModelPull({ dir, plan: plan.plan, bus, logger: logger.child({ actor: 'model-pull' }), onPulled });
 }
 
 /** Stops what was started, newest first; one failure does not keep the rest open. */

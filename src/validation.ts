@@ -9,6 +9,7 @@ import Value from 'typebox/value';
 interface SchemaLike {
   type?: string | string[];
   const?: unknown;
+  enum?: unknown[];
   anyOf?: SchemaLike[];
   minimum?: number;
   maximum?: number;
@@ -29,6 +30,7 @@ export function describeAllowed(schema: TSchema): string {
 }
 
 function describe(s: SchemaLike): string {
+  if (s.enum) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   if (s.anyOf) {
     const literals = s.anyOf.filter((o) => o.const !== undefined).map((o) => JSON.stringify(o.const));
     if (literals.length === s.anyOf.length) return `one of ${literals.join(', ')}`;

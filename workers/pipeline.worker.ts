@@ -5,9 +5,19 @@
  * embedder being closed.
  */
 import { loadEmbedder } from '../src/pipeline/embedders/index.js';
-import type { Embedder, EmbedderInfo } from '../src/pipeline/embedders/types.js';
-import { embedText, enrich, prepare, type EmbedderSource, type EmbedResult, type EnrichResult, type PipelineTask } from '../src/pipeline/task.js';
-import type { ParseOutcome } from '../src/pipeline/types.js';
+import type { Embedder } from '../src/pipeline/embedders/types.js';
+import {
+  embedText,
+  enrich,
+  prepare,
+  type EmbedderSource,
+  type EmbedTask,
+  type EnrichTask,
+  type PipelineTask,
+  type PrepareTask,
+  type ProbeTask,
+  type TaskResult,
+} from '../src/pipeline/task.js';
 
 let loaded: { key: string; embedder: Promise<Embedder> } | null = null;
 
@@ -26,15 +36,16 @@ function getEmbedder(source: EmbedderSource): Promise<Embedder> {
   return loaded.embedder;
 }
 
-export default async function run(task: PipelineTask): Promise<ParseOutcome | EnrichResult | EmbedResult | EmbedderInfo> {
+/** One task, one answer: the pool reads it as TaskResult<T> (src/pipeline/task.ts) for the task it sent. */
+export default async function run(task: PipelineTask): Promise<TaskResult<PipelineTask>> {
   switch (task.kind) {
     case 'prepare':
-      return prepare(task);
+      return prepare(task) satisfies Promise<TaskResult<PrepareTask>>;
     case 'enrich':
-      return enrich(task, task.embed ? await getEmbedder(task.embedder) : null);
+      return enrich(task, task.embed ? await getEmbedder(task.embedder) : null) satisfies Promise<TaskResult<EnrichTask>>;
     case 'embed':
-      return embedText(task.text, task.title, await getEmbedder(task.embedder));
+      return embedText(task.text, task.title, await getEmbedder(task.embedder)) satisfies Promise<TaskResult<EmbedTask>>;
     case 'probe':
-      return (await getEmbedder(task.embedder)).info;
+      return (await getEmbedder(task.embedder)).info satisfies TaskResult<ProbeTask>;
   }
 }

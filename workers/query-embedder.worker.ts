@@ -7,7 +7,7 @@ import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { loadEmbedder } from '../src/pipeline/embedders/index.js';
 import type { Embedder } from '../src/pipeline/embedders/types.js';
-import type { QueryEmbedderData, QueryEmbedderWorkerApi } from '../src/search/query-embedder.js';
+import type { QueryEmbedderData, QueryEmbedderWorkerApi } from '../src/models/query-embedder.js';
 
 if (!parentPort) throw new Error('query-embedder.worker must run as a worker thread');
 const { modelDir, builtinDir } = workerData as QueryEmbedderData;

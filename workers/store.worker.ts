@@ -1,14 +1,14 @@
 /**
- * Thread entry of the store actor on the embedded engine. PGlite runs every query synchronously in WASM, so it
- * lives here, off the main thread; the main thread reaches it through comlink (src/actors/store/worker-client.ts).
+ * Thread entry of the store on the embedded engine. PGlite runs every query synchronously in WASM, so it lives
+ * here, off the main thread; the main thread reaches it through comlink (src/store/worker-client.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { openPglite } from '../src/store/engines/pglite.js';
-import { describeStore, openStore, type StoreApi } from '../src/store/store.js';
+import type { StoreWorkerApi, StoreWorkerData } from '../src/store/protocol.js';
 import type { SqlDatabase } from '../src/store/sql.js';
-import type { StoreWorkerApi, StoreWorkerData } from '../src/actors/store/protocol.js';
+import { openStore, storeMethods, type StoreApi } from '../src/store/store.js';
 
 if (!parentPort) throw new Error('store.worker must run as a worker thread');
 const { dataDir } = workerData as StoreWorkerData;
@@ -20,14 +20,14 @@ const api: StoreWorkerApi = {
   async open() {
     db = await openPglite(dataDir);
     store = await openStore(db);
-    return describeStore(store);
   },
   async call(repository, method, args) {
     if (!store) throw new Error('store is not open');
-    const repo = store[repository] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-    const fn = repo[method];
-    if (typeof fn !== 'function') throw new Error(`store has no method ${repository}.${method}`);
-    return fn(...args);
+    // Messages are plain data: check the name against the store's own list before calling it.
+    if (!storeMethods(repository).includes(method)) throw new Error(`store has no method ${repository}.${method}`);
+    // The generic signature types both ends; a lookup by name is the one step TypeScript cannot follow.
+    const repo = store[repository] as unknown as Record<string, (...a: unknown[]) => Promise<never>>;
+    return repo[method]!(...args);
   },
   async close() {
     const current = db;

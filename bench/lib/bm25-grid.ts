@@ -4,8 +4,8 @@
  * then scored in JavaScript with the same formula as src/search/bm25.ts. The experiment re-runs the chosen
  * points through the real SQL (keyword-query.ts) to confirm both agree.
  */
-import { bm25Idf, type FieldWeights } from '../../src/search/bm25.js';
-import { KEYWORD_TS_CONFIG } from '../../src/search/keyword-query.js';
+import { bm25Idf, type FieldWeights } from '../../src/store/queries/bm25.js';
+import { KEYWORD_TS_CONFIG } from '../../src/store/queries/keyword.js';
 import type { SqlExecutor } from '../../src/store/sql.js';
 
 export interface GridPoint {

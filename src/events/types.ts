@@ -1,4 +1,5 @@
-import type { FilterConfig, FilterMode } from '../filters/schema.js';
+import type { FilterChange } from '../filters/filter-editor.js';
+import type { FilterMode } from '../filters/schema.js';
 import type { QueueItem, QueueRemovalCause, QueueStatus } from '../actors/queue/types.js';
 import type { RuleEvaluation } from '../actors/scheduler/evaluate.js';
 import type { WatchJob } from '../store/repositories/jobs.repository.js';
@@ -53,15 +54,7 @@ export interface EventMap {
    * `changed` names what changed: 'mode' and/or per-mode list fields. When `applied`, `removed` files have left
    * the index and `queued` are being indexed by run `run_id` (null when not applied).
    */
-  filters_changed: {
-    mode: FilterMode;
-    changed: string[];
-    applied: boolean;
-    removed: number;
-    queued: number;
-    run_id: string | null;
-    config: FilterConfig;
-  };
+  filters_changed: FilterChange & { mode: FilterMode };
   // Watch jobs and what their watchers see (before the queue's cooldown).
   watch_added: { job: WatchJob; absorbed_job_ids: number[] };
   watch_removed: { job_id: number; path: string; files_removed: number; queue_items_removed: number };

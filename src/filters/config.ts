@@ -11,7 +11,7 @@ import { defaultFilterConfig } from './defaults.js';
 import { patternKey, normalisePatternText, validatePattern } from './pattern.js';
 import type { PatternContext } from './pattern.js';
 import { FilterConfigSchema, MAX_PATTERNS_PER_LIST } from './schema.js';
-import type { FilterConfig, FilterMode, ModeListField, PatternListName, PutFilterConfigBody } from './schema.js';
+import type { FilterConfig, FilterConfigUpdate, FilterMode, ModeListField, PatternListName } from './schema.js';
 
 export { validatePattern } from './pattern.js';
 export type { PatternCheck, PatternContext } from './pattern.js';
@@ -114,35 +114,42 @@ export function setMode(config: FilterConfig, mode: FilterMode): { config: Filte
   return { config: normaliseConfig({ ...config, mode }), changed: config.mode !== mode };
 }
 
-/** Adds one pattern. Adding a pattern already present (ignoring case) is a success with changed: false. */
-export function addPattern(config: FilterConfig, change: PatternChange, context: PatternContext = {}): PatternChangeResult {
+/** Where a pattern change lands: the mode and list field, the checked pattern, and its spelling already there. */
+type Target =
+  | { ok: true; mode: FilterMode; field: ModeListField; pattern: string; base: FilterConfig; existing: string | undefined }
+  | FilterConfigFailure;
+
+function target(config: FilterConfig, change: PatternChange, context: PatternContext): Target {
   const mode = change.mode ?? config.mode;
   const field = listField(mode, change.list);
   const check = validatePattern(change.pattern, context);
   if (!check.ok) return { ok: false, code: 'invalid_pattern', reason: check.reason, field: 'pattern', pattern: change.pattern };
   const base = normaliseConfig(config);
   const key = patternKey(check.pattern);
-  const existing = base[field].find((p) => patternKey(p) === key);
+  return { ok: true, mode, field, pattern: check.pattern, base, existing: base[field].find((p) => patternKey(p) === key) };
+}
+
+/** Adds one pattern. Adding a pattern already present (ignoring case) is a success with changed: false. */
+export function addPattern(config: FilterConfig, change: PatternChange, context: PatternContext = {}): PatternChangeResult {
+  const t = target(config, change, context);
+  if (!t.ok) return t;
+  const { mode, field, base, existing } = t;
   const affectsActive = mode === base.mode;
   if (existing !== undefined) return { ok: true, config: base, changed: false, pattern: existing, mode, field, affectsActive };
   if (base[field].length >= MAX_PATTERNS_PER_LIST) {
     return { ok: false, code: 'too_many_patterns', reason: `${field} already holds ${MAX_PATTERNS_PER_LIST} patterns`, field };
   }
-  const next = normaliseConfig({ ...base, [field]: [...base[field], check.pattern] });
-  return { ok: true, config: next, changed: true, pattern: check.pattern, mode, field, affectsActive };
+  const next = normaliseConfig({ ...base, [field]: [...base[field], t.pattern] });
+  return { ok: true, config: next, changed: true, pattern: t.pattern, mode, field, affectsActive };
 }
 
 /** Removes one pattern (matched ignoring case). A pattern not in the list is `pattern_not_found`. */
 export function removePattern(config: FilterConfig, change: PatternChange, context: PatternContext = {}): PatternChangeResult {
-  const mode = change.mode ?? config.mode;
-  const field = listField(mode, change.list);
-  const check = validatePattern(change.pattern, context);
-  if (!check.ok) return { ok: false, code: 'invalid_pattern', reason: check.reason, field: 'pattern', pattern: change.pattern };
-  const base = normaliseConfig(config);
-  const key = patternKey(check.pattern);
-  const existing = base[field].find((p) => patternKey(p) === key);
+  const t = target(config, change, context);
+  if (!t.ok) return t;
+  const { mode, field, base, existing } = t;
   if (existing === undefined) {
-    return { ok: false, code: 'pattern_not_found', reason: `pattern '${check.pattern}' is not in ${field}`, field, pattern: check.pattern };
+    return { ok: false, code: 'pattern_not_found', reason: `pattern '${t.pattern}' is not in ${field}`, field, pattern: t.pattern };
   }
   const next = normaliseConfig({ ...base, [field]: base[field].filter((p) => p !== existing) });
   return { ok: true, config: next, changed: true, pattern: existing, mode, field, affectsActive: mode === base.mode };
@@ -158,27 +165,27 @@ function validateList(field: string, patterns: readonly string[], context: Patte
 }
 
 /**
- * Applies a PUT /api/filters/config body: optional mode, optional whole lists. Legacy `exclude`/`include`
+ * Applies a configuration change: optional mode, optional whole lists. Legacy `exclude`/`include`
  * target the mode in force after the update; sent together with that mode's own list they must agree.
  * All patterns are validated before anything changes (all or nothing).
  */
 export function applyConfigUpdate(
   config: FilterConfig,
-  body: PutFilterConfigBody,
+  update: FilterConfigUpdate,
   context: PatternContext = {},
 ): ConfigUpdateResult {
   const base = normaliseConfig(config);
-  const mode = body.mode ?? base.mode;
+  const mode = update.mode ?? base.mode;
   const lists: Partial<Record<ModeListField, string[]>> = {};
   for (const field of MODE_LIST_FIELDS) {
-    const given = body[field];
+    const given = update[field];
     if (given === undefined) continue;
     const bad = validateList(field, given, context);
     if (bad) return bad;
     lists[field] = normalisePatternList(given);
   }
   for (const list of ['exclude', 'include'] as const) {
-    const given = body[list];
+    const given = update[list];
     if (given === undefined) continue;
     const bad = validateList(list, given, context);
     if (bad) return bad;
@@ -207,7 +214,7 @@ export interface DroppedPattern {
 }
 
 /**
- * Reads a stored (or legacy, or hand-edited) configuration. Accepts the SPEC 2.8 shape, or an older one with
+ * Reads a stored (or legacy, or hand-edited) configuration. Accepts the current shape (see schema.ts), or an older one with
  * only `mode`, `exclude` and `include` (taken as the active mode's lists). A missing per-mode list gets its
  * default. Patterns that no longer validate are dropped and reported, never silently kept or lost.
  */

@@ -1,7 +1,7 @@
 /**
- * What applying a new filter configuration does to the index (issue #4, item 5), as pure computations
- * plus one walk: which indexed files leave, and which files in watched folders must be queued.
- * The caller (the filters service) deletes, enqueues and publishes the events.
+ * What applying a new filter configuration does to the index, as pure computations plus one walk: which
+ * indexed files leave, and which files in watched folders must be queued. The caller (indexing/filter-runner.ts)
+ * deletes, indexes and publishes the events.
  */
 import { activeLists } from './config.js';
 import type { FilterDecision, FilterMatcher } from './matcher.js';

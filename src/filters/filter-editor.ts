@@ -5,28 +5,56 @@
  */
 import type { EventBus } from '../events/bus.js';
 import { addPattern, applyConfigUpdate, MODE_LIST_FIELDS, removePattern, sameActiveLists } from './config.js';
-import type { FilterConfigFailure, PatternChangeResult } from './config.js';
+import type { FilterConfigFailure, PatternChange, PatternChangeResult } from './config.js';
 import { defaultFilterConfig } from './defaults.js';
 import type { FilterService } from './filter.service.js';
-import type { ApplyOutcome, FilterApplier } from './filters-apply.js';
-import type { FilterConfig, PatternBody, PutFilterConfigBody } from './schema.js';
+import type { FilterConfig, FilterConfigUpdate } from './schema.js';
 
-export interface EditResult {
-  ok: true;
-  config: FilterConfig;
-  /** What changed: 'mode' and/or per-mode list fields; empty when nothing did. */
-  changed: string[];
-  /** The index was brought in line with the configuration by this request. */
-  applied: boolean;
+/** What bringing the index in line with the configuration did (indexing/filter-run.ts does it). */
+export interface ApplyOutcome {
+  /** Files that left the index (they are gone when apply() resolves). */
   removed: number;
+  /** Files in watched folders being indexed by the run. */
   queued: number;
-  runId: string | null;
+  runId: string;
+}
+
+/** The port through which a change reaches the index (indexing/filter-runner.ts). */
+export interface FilterApplier {
+  /** Applies the current configuration; `previous` (the one just replaced) lets it do only what the change needs. */
+  apply(options?: { previous?: FilterConfig }): Promise<ApplyOutcome>;
+}
+
+/** Whether a change is applied to the index at once (the API's `apply_immediately`, default true). */
+export interface EditOptions {
+  apply: boolean;
+}
+
+/**
+ * What one change did, as the API answers it and `filters_changed` publishes it (both in the API's names).
+ */
+export interface FilterChange {
+  /** What changed: 'mode' and/or per-mode list fields ([] when nothing did, and for an apply alone). */
+  changed: string[];
+  /** The index was brought in line with the configuration by this change. */
+  applied: boolean;
+  /** Files that left the index (already gone when the change returns). */
+  removed: number;
+  /** Files in watched folders queued for indexing by run `run_id`. */
+  queued: number;
+  run_id: string | null;
+  config: FilterConfig;
+}
+
+export interface EditResult extends FilterChange {
+  ok: true;
+  /** One sentence for a person: what changed and what happened to the index. */
   message: string;
 }
 
 export interface FilterEditorDeps {
   filters: Pick<FilterService, 'config' | 'replace'>;
-  applier: Pick<FilterApplier, 'apply'>;
+  applier: FilterApplier;
   /** Watched folders, so that an absolute path typed as a pattern is recognised and refused. */
   jobs: { roots(): string[] };
   bus: EventBus;
@@ -57,24 +85,24 @@ export class FilterEditor {
   constructor(private readonly deps: FilterEditorDeps) {}
 
   /** PUT /api/filters/config: optional mode and whole lists; applied when the active lists changed. */
-  update(body: PutFilterConfigBody): Promise<EditResult | FilterConfigFailure> {
+  update(change: FilterConfigUpdate, options: EditOptions): Promise<EditResult | FilterConfigFailure> {
     return this.#serial(async () => {
       const previous = this.deps.filters.config;
-      const result = applyConfigUpdate(previous, body, { watchedRoots: this.deps.jobs.roots() });
+      const result = applyConfigUpdate(previous, change, { watchedRoots: this.deps.jobs.roots() });
       if (!result.ok) return result;
       const what = result.changed ? `Filter configuration updated (mode ${result.config.mode})` : 'Filter configuration unchanged';
-      return this.#commit(previous, result.config, result.activeListsChanged && (body.apply_immediately ?? true), what);
+      return this.#commit(previous, result.config, result.activeListsChanged && options.apply, what);
     });
   }
 
   /** POST /api/filters/pattern. A pattern already in the list (ignoring case) is a success that changes nothing. */
-  addPattern(body: PatternBody): Promise<EditResult | FilterConfigFailure> {
-    return this.#pattern(body, 'add');
+  addPattern(change: PatternChange, options: EditOptions): Promise<EditResult | FilterConfigFailure> {
+    return this.#pattern(change, options, 'add');
   }
 
   /** DELETE /api/filters/pattern. A pattern not in the list is `pattern_not_found`. */
-  removePattern(body: PatternBody): Promise<EditResult | FilterConfigFailure> {
-    return this.#pattern(body, 'remove');
+  removePattern(change: PatternChange, options: EditOptions): Promise<EditResult | FilterConfigFailure> {
+    return this.#pattern(change, options, 'remove');
   }
 
   /** POST /api/filters/reset: the default configuration, always applied (the index is cleaned up). */
@@ -91,34 +119,25 @@ export class FilterEditor {
   apply(): Promise<EditResult> {
     return this.#serial(async () => {
       const outcome = await this.deps.applier.apply();
-      return {
-        ok: true as const,
-        config: this.deps.filters.config,
-        changed: [],
-        applied: true,
-        removed: outcome.removed,
-        queued: outcome.queued,
-        runId: outcome.runId,
-        message: `Filters applied: ${applySummary(outcome)}`,
-      };
+      const change = { changed: [], applied: true, removed: outcome.removed, queued: outcome.queued, run_id: outcome.runId, config: this.deps.filters.config };
+      return { ok: true as const, message: `Filters applied: ${applySummary(outcome)}`, ...change };
     });
   }
 
-  #pattern(body: PatternBody, op: 'add' | 'remove'): Promise<EditResult | FilterConfigFailure> {
+  #pattern(change: PatternChange, options: EditOptions, op: 'add' | 'remove'): Promise<EditResult | FilterConfigFailure> {
     return this.#serial(async () => {
       const previous = this.deps.filters.config;
-      const change = { pattern: body.pattern, list: body.list, ...(body.mode ? { mode: body.mode } : {}) };
       const context = { watchedRoots: this.deps.jobs.roots() };
       const result: PatternChangeResult = op === 'add' ? addPattern(previous, change, context) : removePattern(previous, change, context);
       if (!result.ok) return result;
-      const where = `${result.mode} ${body.list}`;
-      const given = body.pattern.trim();
+      const where = `${result.mode} ${change.list}`;
+      const given = change.pattern.trim();
       const what = op === 'remove'
         ? `Removed '${result.pattern}' from ${where}`
         : result.changed
           ? `Added '${result.pattern}' to ${where}`
           : `'${given}' is already in ${where}${result.pattern !== given ? ` as '${result.pattern}' (patterns ignore case)` : ''}: nothing changed`;
-      return this.#commit(previous, result.config, result.changed && result.affectsActive && (body.apply_immediately ?? true), what);
+      return this.#commit(previous, result.config, result.changed && result.affectsActive && options.apply, what);
     });
   }
 
@@ -128,31 +147,20 @@ export class FilterEditor {
     if (changed.length > 0) await this.deps.filters.replace(next);
     const outcome = apply ? await this.deps.applier.apply({ previous }) : null;
     const config = this.deps.filters.config;
-    if (changed.length > 0) {
-      this.deps.bus.publish('filters_changed', {
-        mode: config.mode,
-        changed,
-        applied: outcome !== null,
-        removed: outcome?.removed ?? 0,
-        queued: outcome?.queued ?? 0,
-        run_id: outcome?.runId ?? null,
-        config,
-      });
-    }
-    let message = what;
-    if (outcome) message += `; ${applySummary(outcome)}`;
-    else if (!sameActiveLists(previous, next)) message += '; not applied: the index changes with POST /api/filters/apply';
-    else if (changed.length > 0) message += `; the ${config.mode} lists in force are unchanged, so the index is too`;
-    return {
-      ok: true,
-      config,
+    const change: FilterChange = {
       changed,
       applied: outcome !== null,
       removed: outcome?.removed ?? 0,
       queued: outcome?.queued ?? 0,
-      runId: outcome?.runId ?? null,
-      message,
+      run_id: outcome?.runId ?? null,
+      config,
     };
+    if (changed.length > 0) this.deps.bus.publish('filters_changed', { mode: config.mode, ...change });
+    let message = what;
+    if (outcome) message += `; ${applySummary(outcome)}`;
+    else if (!sameActiveLists(previous, next)) message += '; not applied: the index changes with POST /api/filters/apply';
+    else if (changed.length > 0) message += `; the ${config.mode} lists in force are unchanged, so the index is too`;
+    return { ok: true, message, ...change };
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {

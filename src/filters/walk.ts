@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { FilePatternMatcher, FilterMatcher } from './matcher.js';
 import { relativeToRoot } from './paths.js';
+import { isWithin } from '../lib/paths.js';
 
 export interface WalkedFile {
   /** Absolute path (through the walked root's spelling, symlinks not resolved). */
@@ -112,7 +113,7 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
   const follow = options.followSymlinks ?? false;
   const concurrency = Math.max(1, options.statConcurrency ?? 32);
   const skip = (options.skipPaths ?? []).map((p) => path.resolve(p));
-  const skipped = (abs: string): boolean => skip.some((s) => abs === s || abs.startsWith(s + path.sep));
+  const skipped = (abs: string): boolean => skip.some((s) => isWithin(s, abs));
 
   const rootAbs = path.resolve(root);
   const rootRel = relativeToRoot(options.relativeTo ?? rootAbs, rootAbs);
@@ -195,7 +196,7 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
             const id = identity(stats ?? (await fs.stat(abs)));
             const earlier = visited.get(id);
             if (earlier !== undefined) {
-              const loop = abs.startsWith(earlier + path.sep);
+              const loop = isWithin(earlier, abs);
               report({
                 path: abs,
                 code: loop ? 'symlink_loop' : 'already_walked',

@@ -6,8 +6,9 @@ import { errorMiddleware } from './middleware/errors.js';
 import { securityMiddleware } from './middleware/security.js';
 import { filesRoutes } from './routes/files.js';
 import { filtersRoutes } from './routes/filters.js';
-import { indexRoutes } from './routes/index.js';
+import { indexingRoutes } from './routes/indexing.js';
 import { queueRoutes } from './routes/queue.js';
+import { schedulerRoutes } from './routes/scheduler.js';
 import { watchRoutes } from './routes/watch.js';
 import { searchRoutes } from './routes/search.js';
 import { settingsRoutes } from './routes/settings.js';
@@ -28,12 +29,13 @@ export function createApp(deps: AppDeps): HttpApp {
   const router = new Router();
   settingsRoutes(router, deps);
   statusRoutes(router, deps);
-  indexRoutes(router, deps);
+  indexingRoutes(router, deps);
   filesRoutes(router, deps);
   searchRoutes(router, deps);
   filtersRoutes(router, deps);
   watchRoutes(router, deps);
   queueRoutes(router, deps);
+  schedulerRoutes(router, deps);
   updatesRoutes(router, deps, sessions);
 
   app.use(errorMiddleware(deps.logger));

@@ -1,19 +1,20 @@
+import type { QueueService } from '../actors/queue/queue.service.js';
+import type { SchedulerService } from '../actors/scheduler/scheduler.service.js';
+import type { WatchJobs } from '../actors/watcher/jobs.js';
+import type { WatcherService } from '../actors/watcher/watcher.service.js';
 import type { ServiceConfig } from '../config.js';
 import type { EventBus } from '../events/bus.js';
 import type { FilterEditor } from '../filters/filter-editor.js';
 import type { FilterService } from '../filters/filter.service.js';
 import type { IndexingService } from '../indexing/indexing.service.js';
-import type { JobsService } from '../jobs/jobs.service.js';
+import type { OwnDataDir } from '../lib/paths.js';
 import type { Logger } from '../logger.js';
 import type { SearchService } from '../search/search.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { StoreApi } from '../store/store.js';
-import type { QueueService } from '../queue/queue.service.js';
-import type { SchedulerService } from '../scheduler/scheduler.service.js';
-import type { WatchService } from '../watch/watch.service.js';
 
-/** What the HTTP layer may talk to: actors and services (the store actor for read-only lookups). */
+/** What the HTTP layer may talk to: actors and services (the store for read-only lookups). */
 export interface AppDeps {
   config: ServiceConfig;
   logger: Logger;
@@ -24,12 +25,14 @@ export interface AppDeps {
   filters: FilterService;
   /** Changes to the filter configuration and their application to the index. */
   filterEditor: FilterEditor;
-  jobs: JobsService;
+  jobs: WatchJobs;
   indexing: IndexingService;
   search: SearchService;
-  watch: WatchService;
+  watcher: WatcherService;
   queue: QueueService;
   scheduler: SchedulerService;
+  /** filesift's own data directory: refused wherever a path comes in. */
+  ownData: OwnDataDir;
   /** Interval of the SSE heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
 }

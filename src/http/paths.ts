@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createErrorWith, type ErrorFields } from '../errors.js';
+import { createErrorWith, type ErrorFields } from './errors.js';
 
 /**
  * Checks a client-supplied path: absolute, existing, of the expected kind, readable. Every failure is a 400
@@ -26,10 +26,4 @@ export async function checkPath(raw: string, kind: 'file' | 'directory', field: 
     throw fail(`${field} '${resolved}' cannot be read (permission denied)`);
   }
   return resolved;
-}
-
-/** True when child is parent or lies below it (on a path boundary). */
-export function isWithin(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Static, TSchema } from 'typebox';
-import { createError, createErrorWith, type ErrorFields } from '../errors.js';
+import { createErrorWith, type ErrorFields } from './errors.js';
 import { findProblem } from '../validation.js';
 
 /** The parsed JSON body checked against a route's schema; a 400 naming the field otherwise. */
@@ -16,11 +16,23 @@ export function validBodyOr<S extends TSchema>(ctx: Context, schema: S, fields: 
   return body as Static<S>;
 }
 
-/** A path parameter that must be a positive integer id. */
-export function idParam(ctx: Context, name: string): number {
-  const raw = (ctx.params as Record<string, string | undefined>)[name] ?? '';
-  if (!/^[1-9]\d{0,15}$/.test(raw)) {
-    throw createError('invalid_request', `${name} must be a positive integer, got '${raw}'`);
-  }
+const ID = /^[1-9]\d{0,15}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function param(ctx: Context, name: string): string {
+  return (ctx.params as Record<string, string | undefined>)[name] ?? '';
+}
+
+/** A path parameter that must be a positive integer id; `fields` go into the 400's body (the endpoint's own). */
+export function idParam(ctx: Context, name: string, fields: ErrorFields = {}): number {
+  const raw = param(ctx, name);
+  if (!ID.test(raw)) throw createErrorWith('invalid_request', fields, `${name} must be a positive integer, got '${raw}'`);
   return Number(raw);
+}
+
+/** A path parameter that must be a UUID, answered lower-case. */
+export function uuidParam(ctx: Context, name: string, fields: ErrorFields = {}): string {
+  const raw = param(ctx, name);
+  if (!UUID.test(raw)) throw createErrorWith('invalid_request', { ...fields, [name]: raw }, `${name} must be a UUID, got '${raw}'`);
+  return raw.toLowerCase();
 }

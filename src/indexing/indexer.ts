@@ -109,7 +109,7 @@ export class Indexer {
         this.deps.logger.error({ err, path: file.path }, 'unexpected error while re-embedding a file');
         run.record('failed');
         run.fileFailed({ path: file.path, file_id: file.id, code: 'internal', error: reason });
-        return 'failed';
+        return { status: 'failed', code: 'internal', reason };
       }
     });
   }
@@ -144,7 +144,7 @@ export class Indexer {
           if (moved) {
             run.record('indexed');
             run.fileEvent('file_indexed', { path: to, file_id: known.id, chunks: null, reused: true });
-            return 'indexed';
+            return { status: 'indexed' };
           }
         }
         const outcome = await this.#guarded(to, { run, force: false });
@@ -161,7 +161,7 @@ export class Indexer {
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       this.deps.logger.error({ err, path: filePath }, 'unexpected error while indexing a file');
-      return this.#fail(filePath, options.run, factsOfMissing(filePath), 0, 'internal', reason).catch(() => 'failed' as const);
+      return this.#fail(filePath, options.run, factsOfMissing(filePath), 0, 'internal', reason).catch((): FileOutcome => ({ status: 'failed', code: 'internal', reason }));
     }
   }
 
@@ -178,7 +178,7 @@ export class Indexer {
         if (removed.length > 0) {
           run.record('removed');
           run.fileEvent('file_removed', { path: filePath, reason: 'missing' });
-          return 'removed';
+          return { status: 'removed' };
         }
         return this.#fail(filePath, run, null, 0, stat.code, stat.reason);
       }
@@ -230,7 +230,7 @@ export class Indexer {
           const id = await store.files.saveCopy(sourceId, doc, mtimeMs, jobId);
           run.record('indexed');
           run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: null, reused: true });
-          return 'indexed';
+          return { status: 'indexed' };
         }
       }
       return await this.#enrichAndSave(filePath, run, doc, mtimeMs, jobId, settings, model, timing);
@@ -293,7 +293,7 @@ export class Indexer {
     run.addStageTime('store', performance.now() - storeStart);
     run.record('indexed');
     run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: chunks.length, reused: false });
-    return 'indexed';
+    return { status: 'indexed' };
   }
 
   /** Re-embeds file `id` from its stored text with the active model (the caller holds the path lock). */
@@ -303,7 +303,7 @@ export class Indexer {
     const source = await store.embeddings.source(id);
     if (!source || source.status !== 'indexed' || source.contentHash === null) {
       run.record('skipped'); // removed or failed meanwhile: nothing of it to re-embed
-      return 'skipped';
+      return { status: 'skipped' };
     }
     if (model === null || source.embeddingModel === model) return this.#skip(run, source.path, 'unchanged');
     const hash = source.contentHash;
@@ -314,7 +314,7 @@ export class Indexer {
       if (twin !== null && (await store.embeddings.copy(twin, id, hash))) {
         run.record('indexed');
         run.fileEvent('file_indexed', { path: source.path, file_id: id, chunks: null, reused: true });
-        return 'indexed';
+        return { status: 'indexed' };
       }
       const settings = this.deps.settings.get();
       const embedded = await this.deps.pool.embed(
@@ -324,7 +324,7 @@ export class Indexer {
       if (!embedded.ok) {
         run.record('failed');
         run.fileFailed({ path: source.path, file_id: id, code: embedded.code, error: embedded.reason });
-        return 'failed';
+        return { status: 'failed', code: embedded.code, reason: embedded.reason };
       }
       const { chunks, embedder, embedMs } = embedded.value;
       run.addStageTime('embed', embedMs);
@@ -340,11 +340,11 @@ export class Indexer {
       run.addStageTime('store', performance.now() - storeStart);
       if (!written) {
         run.record('skipped'); // its content changed meanwhile: the indexing of the new content embeds it
-        return 'skipped';
+        return { status: 'skipped' };
       }
       run.record('indexed');
       run.fileEvent('file_indexed', { path: source.path, file_id: id, chunks: chunks.length, reused: false });
-      return 'indexed';
+      return { status: 'indexed' };
     } finally {
       claim.release();
     }
@@ -365,7 +365,7 @@ export class Indexer {
   #skip(run: IndexRun, filePath: string, reason: 'unchanged' | 'content_unchanged'): FileOutcome {
     run.record('skipped');
     run.fileEvent('file_skipped', { path: filePath, reason });
-    return 'skipped';
+    return { status: 'skipped' };
   }
 
   /** Records the failure on the file (so it is visible, and findable by name) and tells event clients. */
@@ -376,6 +376,6 @@ export class Indexer {
     }
     run.record('failed');
     run.fileFailed({ path: filePath, file_id: fileId, code, error: reason });
-    return 'failed';
+    return { status: 'failed', code, reason };
   }
 }

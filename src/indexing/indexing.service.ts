@@ -7,10 +7,12 @@ import type { FilterService } from '../filters/filter.service.js';
 import { walkFiles } from '../filters/walk.js';
 import type { Logger } from '../logger.js';
 import type { PipelinePool } from '../pipeline/pool.js';
+import type { ComponentHealth } from '../status/status.service.js';
 import type { StoreApi } from '../store/store.js';
 import { looksUnchanged, type Indexer } from './indexer.js';
 import { Limiter } from '../lib/limiter.js';
 import { IndexRun } from './run.js';
+import { isWithin, type OwnDataDir } from '../lib/paths.js';
 
 /** Stale files fetched per query of a re-embed run (ids and paths only; the text is read per file). */
 const REEMBED_PAGE = 500;
@@ -35,7 +37,7 @@ export interface IndexingServiceDeps {
   bus: EventBus;
   logger: Logger;
   /** Never indexed: the service's own data directory (its database would index itself). */
-  ownDataDir: string;
+  ownData: OwnDataDir;
   embeddingModel: () => string | null;
   /** Dimension of the active embedder, when known (the vector index is built for it after a run). */
   embeddingDimension: () => number | null;
@@ -133,6 +135,20 @@ export class IndexingService {
     await limiter.drain();
   }
 
+  /** The `worker_pool` component of GET /api/status/: the pipeline threads and the runs feeding them. */
+  health(): ComponentHealth {
+    const s = this.deps.pool.stats();
+    return {
+      ok: true,
+      threads: s.threads,
+      max_threads: s.maxThreads,
+      queued_tasks: s.queued,
+      completed_tasks: s.completed,
+      utilization: s.utilization,
+      active_runs: this.#runs.size,
+    };
+  }
+
   /** Resolves when this run has finished (completed or cancelled); at once for a run that is over. */
   finished(run: IndexRun): Promise<void> {
     return this.#done.get(run) ?? Promise.resolve();
@@ -226,7 +242,7 @@ export class IndexingService {
       relativeTo: options.root ?? directory,
       recursive,
       ...(pattern?.ok ? { filePattern: pattern.matcher } : {}),
-      skipPaths: [this.deps.ownDataDir],
+      skipPaths: [this.deps.ownData.path],
       signal: run.signal,
       onError: (error) => {
         unreadableDirs.push(error.path);
@@ -253,7 +269,7 @@ export class IndexingService {
     const stale = [...known.keys()].filter(
       (p) =>
         !seen.has(p) &&
-        !unreadableDirs.some((d) => p === d || p.startsWith(d.endsWith(path.sep) ? d : d + path.sep)) &&
+        !unreadableDirs.some((d) => isWithin(d, p)) &&
         (recursive || path.dirname(p) === directory),
     );
     // Still on disk: the walk left it out, i.e. the filters (or the job's file_pattern) now exclude it.

@@ -9,7 +9,11 @@ const PROGRESS_INTERVAL_MS = 1000;
 
 type FileEventName = 'file_parsing' | 'file_parsed' | 'file_summarized' | 'file_embedded' | 'file_indexed' | 'file_skipped' | 'file_removed';
 
-export type FileOutcome = 'indexed' | 'skipped' | 'failed' | 'removed';
+/** What became of one file, as counted in its run. */
+export type FileStatus = 'indexed' | 'skipped' | 'failed' | 'removed';
+
+/** The result of indexing one file: a failure carries its code and reason (the queue decides on a retry by them). */
+export type FileOutcome = { status: Exclude<FileStatus, 'failed'> } | { status: 'failed'; code: string; reason: string };
 
 /**
  * One indexing run: its counts, its progress events (at most one a second) and a token bucket that keeps a
@@ -76,12 +80,12 @@ export class IndexRun {
     this.stageSeconds[stage] += ms / 1000;
   }
 
-  record(outcome: FileOutcome): void {
-    if (outcome === 'removed') {
+  record(status: FileStatus): void {
+    if (status === 'removed') {
       this.counts.removed++;
     } else {
       this.counts.processed++;
-      this.counts[outcome]++;
+      this.counts[status]++;
     }
     this.#progress(false);
   }

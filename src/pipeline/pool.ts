@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 import { Limiter } from '../lib/limiter.js';
 import { workerPath } from '../paths.js';
 import type { EmbedderInfo } from './embedders/types.js';
-import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask } from './task.js';
+import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask, ProbeTask, TaskResult } from './task.js';
 import type { ParseOutcome } from './types.js';
 
 const ABORTED = { ok: false, code: 'aborted', reason: 'cancelled' } as const;
@@ -112,21 +112,21 @@ export class PipelinePool {
   }
 
   prepare(task: Omit<PrepareTask, 'kind'>, options: RunOptions): Promise<TaskOutcome<ParseOutcome>> {
-    return this.#run<ParseOutcome>({ kind: 'prepare', ...task }, options);
+    return this.#run<PrepareTask>({ kind: 'prepare', ...task }, options);
   }
 
   enrich(task: Omit<EnrichTask, 'kind' | 'embedder'>, options: RunOptions): Promise<TaskOutcome<EnrichResult>> {
-    return this.#run<EnrichResult>({ kind: 'enrich', ...task, embedder: this.#embedderSource() }, options);
+    return this.#run<EnrichTask>({ kind: 'enrich', ...task, embedder: this.#embedderSource() }, options);
   }
 
   /** Re-embeds stored text (a model change): chunk + embed, no parsing or analysis. */
   embed(task: Omit<EmbedTask, 'kind' | 'embedder'>, options: RunOptions): Promise<TaskOutcome<EmbedResult>> {
-    return this.#run<EmbedResult>({ kind: 'embed', ...task, embedder: this.#embedderSource() }, options);
+    return this.#run<EmbedTask>({ kind: 'embed', ...task, embedder: this.#embedderSource() }, options);
   }
 
   /** Loads the embedder in a thread and answers what it is (or, as a task_error, why it cannot load). */
   probe(options: RunOptions): Promise<TaskOutcome<EmbedderInfo>> {
-    return this.#run<EmbedderInfo>({ kind: 'probe', embedder: this.#embedderSource() }, options);
+    return this.#run<ProbeTask>({ kind: 'probe', embedder: this.#embedderSource() }, options);
   }
 
   /**
@@ -134,7 +134,7 @@ export class PipelinePool {
    * onnxruntime runs native code takes the whole process down (std::terminate). The task runs to its end, holding
    * its admission slot, and its result is dropped. Only the timeout (a task that hangs) terminates a thread.
    */
-  async #run<R>(task: PipelineTask, options: RunOptions): Promise<TaskOutcome<R>> {
+  async #run<T extends PipelineTask>(task: T, options: RunOptions): Promise<TaskOutcome<TaskResult<T>>> {
     const { signal } = options;
     if (signal?.aborted) return ABORTED;
     await this.#admission.acquire();
@@ -142,10 +142,10 @@ export class PipelinePool {
       this.#admission.release();
       return ABORTED;
     }
-    const running = this.#runAdmitted<R>(task, options.timeoutMs).finally(() => this.#admission.release());
+    const running = this.#runAdmitted(task, options.timeoutMs).finally(() => this.#admission.release());
     if (!signal) return running;
     let onAbort: (() => void) | undefined;
-    const aborted = new Promise<TaskOutcome<R>>((resolve) => {
+    const aborted = new Promise<TaskOutcome<TaskResult<T>>>((resolve) => {
       onAbort = () => resolve(ABORTED);
       signal.addEventListener('abort', onAbort, { once: true });
     });
@@ -156,12 +156,12 @@ export class PipelinePool {
     }
   }
 
-  async #runAdmitted<R>(task: PipelineTask, timeoutMs: number): Promise<TaskOutcome<R>> {
+  async #runAdmitted<T extends PipelineTask>(task: T, timeoutMs: number): Promise<TaskOutcome<TaskResult<T>>> {
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      const running = this.#pool.run(task, { signal: timeout });
+      const running: Promise<TaskResult<T>> = this.#pool.run(task, { signal: timeout }); // workers/pipeline.worker.ts answers TaskResult<T>
       this.#trackLoading(this.#pool); // run() may have started a thread
-      return { ok: true, value: (await running) as R };
+      return { ok: true, value: await running };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (timeout.aborted) {

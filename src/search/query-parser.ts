@@ -14,20 +14,10 @@
  * - at most MAX_PHRASES phrases are enforced; further ones count as plain terms (their words still rank).
  */
 
+import type { ParsedQuery } from '../store/queries/parsed-query.js';
+
 export const MAX_PHRASES = 8;
 
-export interface ParsedQuery {
-  /** Free words, in order, as typed (stemming and stop words are the database's business). */
-  terms: string[];
-  /** Quoted phrases: a file must contain each one. */
-  phrases: string[];
-  /** Excluded words and phrases: a file containing any one is left out. */
-  excluded: string[];
-  /** All positive text (terms and phrase words) in order: the bag of words BM25 ranks by. */
-  rankText: string;
-  /** Positive text, lower-cased, single-spaced: compared with file names for the exact-name tier; null if none. */
-  nameKey: string | null;
-}
 
 const QUOTES = /[\u201c\u201d\u201e\u201f\u00ab\u00bb\u2033\uff02]/g;
 // NUL cannot be stored in a PostgreSQL text value; other control characters are just separators here.

@@ -1,36 +1,37 @@
-import { createError, createErrorWith } from '../errors.js';
-import type { SearchBody, SearchFilters, SearchMode } from '../http/routes/search.schemas.js';
 import type { Logger } from '../logger.js';
+import type { QueryEmbedder } from '../models/query-embedder.js';
+import type { QueryLane } from '../models/query-lanes.js';
 import type { Settings } from '../settings/schema.js';
 import type { SettingsService } from '../settings/settings.service.js';
+import type { CandidateFilters } from '../store/queries/filters.js';
+import type { KeywordRankingSettings } from '../store/queries/keyword.js';
+import type { ParsedQuery } from '../store/queries/parsed-query.js';
+import type { FileSummary } from '../store/repositories/files.types.js';
 import type { SearchFileRow } from '../store/repositories/search.repository.js';
 import type { StoreApi } from '../store/store.js';
-import { validateCandidateFilters, type CandidateFilters } from './candidate-filters.js';
 import { fuseScores, type FusionOptions } from './fuse.js';
-import type { KeywordRankingSettings } from './keyword-query.js';
 import { parseSearchQuery } from './query-parser.js';
-import type { QueryEmbedder } from './query-embedder.js';
 import { buildSnippet, TermMatcher, type Snippet } from './snippet.js';
 
 export const DEFAULT_SEARCH_LIMIT = 50;
+export const MAX_SEARCH_LIMIT = 1000;
 /** Candidates each side contributes to the fusion (at least; more when more results are asked for). */
 const MIN_CANDIDATES = 100;
 
+export const SEARCH_MODES = ['hybrid', 'keyword', 'semantic'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+/** A search, checked at the edge: `filters` passed validateCandidateFilters (search/filters.ts). */
+export interface SearchRequest {
+  query: string;
+  filters: CandidateFilters;
+  /** 1..MAX_SEARCH_LIMIT; default DEFAULT_SEARCH_LIMIT. */
+  limit?: number;
+  mode?: SearchMode;
+}
+
 export interface SearchResult {
-  file: {
-    id: number;
-    file_path: string;
-    filename: string;
-    extension: string;
-    created: string | null;
-    modified: string | null;
-    accessed: string | null;
-    title: string;
-    summary: string;
-    keywords: string[];
-    size: number;
-    status: 'indexed' | 'failed';
-  };
+  file: FileSummary;
   /** semantic_score + keyword_score. */
   relevance_score: number;
   /** semantic weight × min-max-normalised best-chunk cosine. */
@@ -55,7 +56,9 @@ export interface SearchResponse {
   took_ms: number;
 }
 
-export type QueryLane = { embedder: QueryEmbedder } | { embedder: null; reason: string };
+/** Why a search has no answer: the query has nothing to look for, or semantic search was asked and is unavailable. */
+export type SearchFailure = { ok: false; code: 'no_search_terms' | 'semantic_unavailable'; reason: string };
+export type SearchOutcome = { ok: true; response: SearchResponse } | SearchFailure;
 
 export interface SearchServiceDeps {
   store: StoreApi;
@@ -64,38 +67,6 @@ export interface SearchServiceDeps {
   /** The query embedder (waiting while it loads), or null with the reason when semantic search is unavailable. */
   embedder: () => Promise<QueryLane>;
 }
-
-function candidateFilters(directory: string | undefined, f: SearchFilters = {}): CandidateFilters {
-  const list = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
-  const out: CandidateFilters = {};
-  const extensions = list(f.extension);
-  if (extensions) out.extensions = extensions;
-  if (f.modified_after) out.modifiedAfter = f.modified_after;
-  if (f.modified_before) out.modifiedBefore = f.modified_before;
-  if (f.created_after) out.createdAfter = f.created_after;
-  if (f.created_before) out.createdBefore = f.created_before;
-  if (f.min_size !== undefined) out.sizeMin = f.min_size;
-  if (f.max_size !== undefined) out.sizeMax = f.max_size;
-  if (f.path) out.pathGlob = f.path;
-  const keywords = list(f.keyword);
-  if (keywords) out.keywords = keywords;
-  if (directory !== undefined) out.directory = directory.length > 1 ? directory.replace(/\/+$/, '') : directory;
-  return out;
-}
-
-/** API field names of the filter keys, for error messages. */
-const FILTER_FIELD_NAMES: Record<keyof CandidateFilters, string> = {
-  extensions: 'filters.extension',
-  modifiedAfter: 'filters.modified_after',
-  modifiedBefore: 'filters.modified_before',
-  createdAfter: 'filters.created_after',
-  createdBefore: 'filters.created_before',
-  sizeMin: 'filters.min_size',
-  sizeMax: 'filters.max_size',
-  directory: 'directory',
-  pathGlob: 'filters.path',
-  keywords: 'filters.keyword',
-};
 
 function keywordSettings(s: Settings['search']): KeywordRankingSettings {
   return {
@@ -122,27 +93,22 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6;
 export class SearchService {
   constructor(private readonly deps: SearchServiceDeps) {}
 
-  async search(body: SearchBody): Promise<SearchResponse> {
+  async search(request: SearchRequest): Promise<SearchOutcome> {
     const started = performance.now();
-    const parsed = parseSearchQuery(body.query);
+    const parsed = parseSearchQuery(request.query);
     if (parsed.rankText === '') {
-      throw createError('invalid_request', 'query must contain at least one word to search for (not only -excluded words)');
+      return { ok: false, code: 'no_search_terms', reason: 'query must contain at least one word to search for (not only -excluded words)' };
     }
-    if (body.directory !== undefined && !body.directory.startsWith('/')) {
-      throw createError('invalid_request', `directory must be an absolute path, got '${body.directory}'`);
-    }
-    const check = validateCandidateFilters(candidateFilters(body.directory, body.filters));
-    if (!check.ok) throw createError('invalid_request', `${FILTER_FIELD_NAMES[check.field]}: ${check.reason}`);
-    const filters = check.filters;
-    const limit = body.limit ?? DEFAULT_SEARCH_LIMIT;
+    const { filters } = request;
+    const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const settings = this.deps.settings.get().search;
     const candidates = Math.max(limit, MIN_CANDIDATES);
 
-    let mode: SearchMode = body.mode ?? 'hybrid';
+    let mode: SearchMode = request.mode ?? 'hybrid';
     let notice: string | null = null;
     const lane = mode === 'keyword' ? { embedder: null, reason: 'not asked' } : await this.deps.embedder();
     if (mode !== 'keyword' && !lane.embedder) {
-      if (mode === 'semantic') throw createErrorWith('service_unavailable', { mode: 'semantic' }, `Semantic search is unavailable: ${lane.reason}`);
+      if (mode === 'semantic') return { ok: false, code: 'semantic_unavailable', reason: `Semantic search is unavailable: ${lane.reason}` };
       mode = 'keyword';
       notice = `Keyword-only results: semantic search is unavailable (${lane.reason})`;
     }
@@ -168,8 +134,9 @@ export class SearchService {
       if (!row) continue; // removed between the two queries
       const semantic = round(hit.semanticPart);
       const keyword = round(hit.keywordPart);
+      const { content_head: _text, ...file } = row;
       results.push({
-        file: fileOf(row),
+        file,
         relevance_score: round(semantic + keyword),
         semantic_score: semantic,
         keyword_score: keyword,
@@ -180,15 +147,18 @@ export class SearchService {
       });
     }
     return {
-      results,
-      mode,
-      notice,
-      query: { text: body.query, terms: parsed.terms, phrases: parsed.phrases, excluded: parsed.excluded },
-      took_ms: Math.round((performance.now() - started) * 10) / 10,
+      ok: true,
+      response: {
+        results,
+        mode,
+        notice,
+        query: { text: request.query, terms: parsed.terms, phrases: parsed.phrases, excluded: parsed.excluded },
+        took_ms: Math.round((performance.now() - started) * 10) / 10,
+      },
     };
   }
 
-  async #semantic(embedder: QueryEmbedder, parsed: ReturnType<typeof parseSearchQuery>, filters: CandidateFilters, limit: number) {
+  async #semantic(embedder: QueryEmbedder, parsed: ParsedQuery, filters: CandidateFilters, limit: number) {
     const vector = await embedder.embed(parsed.rankText);
     if (vector.every((x) => x === 0)) return []; // no known word: the vector has no direction
     return this.deps.store.search.semantic({
@@ -200,23 +170,6 @@ export class SearchService {
       limit,
     });
   }
-}
-
-function fileOf(row: SearchFileRow): SearchResult['file'] {
-  return {
-    id: row.id,
-    file_path: row.file_path,
-    filename: row.filename,
-    extension: row.extension,
-    created: row.created,
-    modified: row.modified,
-    accessed: row.accessed,
-    title: row.title,
-    summary: row.summary,
-    keywords: row.keywords,
-    size: row.size,
-    status: row.status,
-  };
 }
 
 /** The snippet of a result: cut from its text, or from its summary when the text has no words (e.g. an image). */

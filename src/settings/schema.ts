@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import Type, { type Static, type TSchema } from 'typebox';
-import { CHECK_INTERVAL_MAX_SECONDS, CHECK_INTERVAL_MIN_SECONDS, MAX_RULES, SchedulerRuleInput } from '../actors/scheduler/schema.js';
+import { CHECK_INTERVAL_MAX_SECONDS, CHECK_INTERVAL_MIN_SECONDS, MAX_RULES, SchedulerRuleInput } from './scheduler-schema.js';
 
 /**
- * The settings object of GET /api/settings/, grouped by section (spec 2.1). This schema is the single source of
+ * The settings object of GET /api/settings/, grouped by section. This schema is the single source of
  * truth: the dotted keys accepted by PUT, their validation, the defaults and the documented ranges all derive
  * from it. Add a key here and it is settable, persisted and reported.
  */
@@ -32,7 +32,7 @@ export const SettingsSchema = Type.Object(
     queue: Type.Object(
       {
         cooldown_seconds: Type.Number({ minimum: 0, maximum: 86400, default: 5, description: 'Debounce: how long a changed file must stay quiet before it is processed' }),
-        max_concurrency: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Files processed at once (default: the number of CPU cores)' }),
+        max_concurrency: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Files processed at once: the pipeline threads (default: the CPU cores this process may use, see defaultSettings)' }),
         max_retries: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries (with exponential backoff) before a file is marked failed' }),
       },
       { additionalProperties: false },

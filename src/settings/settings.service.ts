@@ -1,3 +1,4 @@
+import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { ConfigRepository } from '../store/repositories/config.repository.js';
 import { findProblem } from '../validation.js';
@@ -14,8 +15,9 @@ export type SettingsListener = (settings: Settings, changedKeys: string[]) => vo
 export type UpdateResult = { ok: true; settings: Settings; changed: string[] } | { ok: false; errors: string[] };
 
 /**
- * Owns the live settings: validates partial updates given as dotted keys, persists them all-or-nothing, and
- * tells subscribers (the actors) what changed so settings apply without a restart.
+ * Owns the live settings: validates partial updates given as dotted keys, persists them all-or-nothing, tells
+ * subscribers (the actors) what changed so settings apply without a restart, and publishes `settings_changed`
+ * (whoever made the change: PUT /api/settings/ or PUT /api/queue/scheduler).
  */
 export class SettingsService {
   #current: Settings;
@@ -27,13 +29,14 @@ export class SettingsService {
   private constructor(
     private readonly repo: ConfigRepository,
     private readonly logger: Logger,
+    private readonly bus: EventBus,
     initial: Settings,
   ) {
     this.#current = initial;
   }
 
   /** Loads stored values over the defaults. A stored value that no longer validates is ignored, with a warning. */
-  static async load(repo: ConfigRepository, logger: Logger): Promise<SettingsService> {
+  static async load(repo: ConfigRepository, logger: Logger, bus: EventBus): Promise<SettingsService> {
     const settings = defaultSettings();
     const stored = await repo.load(STORE_PREFIX);
     for (const [storedKey, value] of Object.entries(stored)) {
@@ -46,7 +49,7 @@ export class SettingsService {
       }
       setAt(settings, key, value);
     }
-    return new SettingsService(repo, logger, settings);
+    return new SettingsService(repo, logger, bus, settings);
   }
 
   /**
@@ -104,6 +107,7 @@ export class SettingsService {
     if (changed.length > 0) {
       await this.repo.save(Object.fromEntries(changed.map((k) => [STORE_PREFIX + k, getAt(next, k)])));
       this.#current = next;
+      this.bus.publish('settings_changed', { keys: changed, settings: this.get() });
       for (const listener of this.#listeners) {
         try {
           listener(this.get(), changed);

@@ -1,4 +1,4 @@
-import type { StoreHandle } from '../actors/store/index.js';
+import type { StoreHandle } from '../store/spawn.js';
 
 /** What a component reports about itself; `ok: false` makes the overall status 'degraded'. */
 export interface ComponentHealth {
@@ -6,7 +6,10 @@ export interface ComponentHealth {
   [detail: string]: unknown;
 }
 
-export type HealthProbe = () => ComponentHealth | Promise<ComponentHealth>;
+/** A service that reports its own health (each actor and service owns a health()). */
+export interface HealthReporter {
+  health(): ComponentHealth | Promise<ComponentHealth>;
+}
 
 export interface DatabaseHealth extends ComponentHealth {
   engine: 'pglite' | 'postgres';
@@ -42,21 +45,17 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 /**
- * Health for GET /api/status/: a real round trip to the database (timed), the active job count, and whatever
- * each actor reports through its registered probe (embedder, worker pool, watcher, queue...).
+ * Health for GET /api/status/: a real round trip to the database (timed), the active job count, and what each
+ * component reports of itself through its health() (embedder, worker pool, watcher, queue, scheduler).
  */
 export class StatusService {
-  readonly #probes = new Map<ComponentName, HealthProbe>();
   readonly #startedAt = new Date();
 
   constructor(
     private readonly store: StoreHandle,
     private readonly version: string,
+    private readonly components: Partial<Record<ComponentName, HealthReporter>> = {},
   ) {}
-
-  register(name: ComponentName, probe: HealthProbe): void {
-    this.#probes.set(name, probe);
-  }
 
   async check(): Promise<StatusReport> {
     const [database, jobs, components] = await Promise.all([this.#database(), this.#jobs(), this.#components()]);
@@ -95,9 +94,9 @@ export class StatusService {
 
   async #components(): Promise<Partial<Record<ComponentName, ComponentHealth>>> {
     const entries = await Promise.all(
-      [...this.#probes].map(async ([name, probe]): Promise<[ComponentName, ComponentHealth]> => {
+      (Object.entries(this.components) as [ComponentName, HealthReporter][]).map(async ([name, reporter]): Promise<[ComponentName, ComponentHealth]> => {
         try {
-          return [name, await withTimeout(Promise.resolve(probe()), name)];
+          return [name, await withTimeout(Promise.resolve(reporter.health()), name)];
         } catch (err) {
           return [name, { ok: false, error: err instanceof Error ? err.message : String(err) }];
         }

@@ -24,6 +24,34 @@ export interface StoreApi {
 }
 
 export type RepositoryName = keyof StoreApi;
+/** The names of repository R's methods. */
+export type StoreMethod<R extends RepositoryName> = keyof StoreApi[R] & string;
+export type StoreArgs<R extends RepositoryName, M extends StoreMethod<R>> = StoreApi[R][M] extends (...args: infer A) => unknown ? A : never;
+export type StoreResult<R extends RepositoryName, M extends StoreMethod<R>> = StoreApi[R][M] extends (...args: never[]) => infer T ? Awaited<T> : never;
+
+/**
+ * Every method of every repository: what a client on another thread forwards (store/worker-client.ts) and what
+ * the store worker dispatches to. `satisfies` makes a method missing here (or misspelt) a compile error.
+ */
+const METHODS = {
+  health: { ping: true },
+  config: { load: true, save: true, remove: true },
+  jobs: { countActive: true, list: true, get: true, create: true, remove: true, setLastScan: true },
+  files: {
+    known: true, knownUnder: true, saveIndexed: true, saveFailed: true, touch: true, findByHash: true, saveCopy: true,
+    move: true, removePaths: true, removeUnder: true, listPaths: true, get: true, stats: true, ensureVectorIndex: true,
+  },
+  embeddings: { stale: true, countStale: true, countByModel: true, chunkSummary: true, source: true, replace: true, copy: true },
+  queue: { loadAll: true, upsert: true, remove: true },
+  search: { keyword: true, semantic: true, describe: true, maintain: true },
+} as const satisfies { [R in RepositoryName]: Record<StoreMethod<R>, true> };
+
+/** The method names of a repository. */
+export function storeMethods<R extends RepositoryName>(repository: R): StoreMethod<R>[] {
+  return Object.keys(METHODS[repository]) as StoreMethod<R>[];
+}
+
+export const REPOSITORY_NAMES = Object.keys(METHODS) as RepositoryName[];
 
 export function createStore(db: SqlDatabase): StoreApi {
   return {
@@ -41,14 +69,4 @@ export function createStore(db: SqlDatabase): StoreApi {
 export async function openStore(db: SqlDatabase): Promise<StoreApi> {
   await migrate(db, await loadMigrations(migrationsDir));
   return createStore(db);
-}
-
-/** The method names of each repository, so a client on another thread can mirror the shape. */
-export function describeStore(store: StoreApi): Record<string, string[]> {
-  return Object.fromEntries(
-    Object.entries(store).map(([name, repo]) => [
-      name,
-      Object.keys(repo as object).filter((k) => typeof (repo as Record<string, unknown>)[k] === 'function'),
-    ]),
-  );
 }

@@ -5,7 +5,7 @@ export function toIso(value: unknown): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-/** ISO 8601 without zone (UTC wall time), as the spec shows for watch job timestamps: 2026-11-22T14:02:27.542. */
+/** ISO 8601 without zone (UTC wall time), as the API shows watch job timestamps: 2026-11-22T14:02:27.542. */
 export function toIsoNoZone(value: unknown): string | null {
   const iso = toIso(value);
   return iso ? iso.replace(/Z$/, '') : null;

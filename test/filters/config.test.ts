@@ -155,7 +155,7 @@ describe('applyConfigUpdate', () => {
   });
 
   it('switches mode and replaces whole lists', () => {
-    const r = applyConfigUpdate(small(), { mode: 'whitelist', whitelist_include: ['*.pdf', '*.PDF', '*.md'], apply_immediately: false });
+    const r = applyConfigUpdate(small(), { mode: 'whitelist', whitelist_include: ['*.pdf', '*.PDF', '*.md'] });
     expect(r).to.include({ ok: true, changed: true, modeChanged: true, activeListsChanged: true });
     if (!r.ok) return;
     expect(r.config.whitelist_include).to.deep.equal(['*.pdf', '*.md']);

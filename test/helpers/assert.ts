@@ -16,7 +16,7 @@ export async function expectRejection(
 }
 
 /** Polls until check() returns a truthy value (or throws the last failure after timeoutMs). */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000, intervalMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown = null;
   for (;;) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AnyBusEvent } from '../../src/events/types.js';
 import type { IndexRun } from '../../src/indexing/run.js';
-import { defaultModelDir } from '../../src/indexing/embedder.js';
+import { defaultModelDir } from '../../src/models/resolve.js';
 import { eventually } from '../helpers/assert.js';
 import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
 import { forEachEngine } from '../helpers/engines.js';
@@ -69,7 +69,7 @@ forEachEngine('re-embedding after a model change', (engine) => {
 
   /** Waits for the start-up check, then for the re-embed run it started (if any). */
   async function reembedded() {
-    await t.service.embedderReady;
+    await t.service.models.ready;
     await t.service.indexing.settled();
     return t.service.indexing.lastReembed;
   }

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { spawnStore, type StoreHandle } from '../../src/actors/store/index.js';
-import { AppError } from '../../src/errors.js';
+import { spawnStore, type StoreHandle } from '../../src/store/spawn.js';
 import { createLogger } from '../../src/logger.js';
 import { SearchService } from '../../src/search/search.service.js';
 import { SettingsService } from '../../src/settings/settings.service.js';
-import { expectRejection } from '../helpers/assert.js';
+import { EventBus } from '../../src/events/bus.js';
 
 const logger = createLogger('silent');
 
@@ -13,7 +12,7 @@ describe('SearchService without an embedding model', () => {
   let service: SearchService;
   before(async () => {
     store = await spawnStore({ databaseUrl: null, dataDir: null, logger });
-    const settings = await SettingsService.load(store.api.config, logger);
+    const settings = await SettingsService.load(store.api.config, logger, new EventBus());
     service = new SearchService({
       store: store.api,
       settings,
@@ -41,7 +40,9 @@ describe('SearchService without an embedding model', () => {
   after(() => store.close());
 
   it('answers keyword-only hybrid searches and says so', async () => {
-    const res = await service.search({ query: 'lighthouse keeper' });
+    const outcome = await service.search({ query: 'lighthouse keeper', filters: {} });
+    if (!outcome.ok) throw new Error(outcome.reason);
+    const res = outcome.response;
     expect(res.mode).to.equal('keyword');
     expect(res.notice).to.match(/semantic search is unavailable \(no model is installed\)/);
     expect(res.results.map((r) => r.file.file_path)).to.deep.equal(['/docs/lighthouse.txt']);
@@ -49,9 +50,14 @@ describe('SearchService without an embedding model', () => {
     expect(res.results[0]!.cosine).to.equal(null);
   });
 
-  it('refuses an explicitly semantic search with 503 and the reason', async () => {
-    const err = await expectRejection(service.search({ query: 'lighthouse', mode: 'semantic' }), AppError);
-    expect((err as AppError).status).to.equal(503);
-    expect(err.message).to.match(/no model is installed/);
+  it('answers an explicitly semantic search with the reason it is unavailable', async () => {
+    const outcome = await service.search({ query: 'lighthouse', filters: {}, mode: 'semantic' });
+    expect(outcome).to.deep.include({ ok: false, code: 'semantic_unavailable' });
+    expect(!outcome.ok && outcome.reason).to.match(/no model is installed/);
+  });
+
+  it('answers a query with nothing to search for with the reason', async () => {
+    const outcome = await service.search({ query: '-draft', filters: {} });
+    expect(outcome).to.deep.include({ ok: false, code: 'no_search_terms' });
   });
 });

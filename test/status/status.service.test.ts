@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawnStore } from '../../src/actors/store/index.js';
+import { spawnStore } from '../../src/store/spawn.js';
 import { createLogger } from '../../src/logger.js';
 import { StatusService } from '../../src/status/status.service.js';
 
@@ -7,13 +7,14 @@ describe('StatusService', () => {
   it('is degraded when a component reports a problem, and shows each component at the top level', async () => {
     const store = await spawnStore({ databaseUrl: null, dataDir: null, logger: createLogger('silent') });
     try {
-      const status = new StatusService(store, '1.2.3');
-      status.register('embedder', () => ({ ok: true, model: 'm' }));
-      expect((await status.check()).status).to.equal('ok');
-      status.register('worker_pool', () => {
-        throw new Error('pool is gone');
-      });
-      const report = await status.check();
+      const embedder = { health: () => ({ ok: true, model: 'm' }) };
+      expect((await new StatusService(store, '1.2.3', { embedder }).check()).status).to.equal('ok');
+      const brokenPool = {
+        health: () => {
+          throw new Error('pool is gone');
+        },
+      };
+      const report = await new StatusService(store, '1.2.3', { embedder, worker_pool: brokenPool }).check();
       expect(report.status).to.equal('degraded');
       expect(report.embedder).to.deep.equal({ ok: true, model: 'm' });
       expect(report.worker_pool).to.deep.equal({ ok: false, error: 'pool is gone' });

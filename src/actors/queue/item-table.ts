@@ -145,14 +145,7 @@ export function toPublic(entry: Entry): QueueItem {
 
 export function toStored(entry: Entry): StoredQueueItem {
   return {
-    id: entry.id,
-    file_path: entry.path,
-    action: entry.action,
-    status: entry.status,
-    enqueued_at: entry.enqueuedAt / 1000,
-    cooldown_expires_at: entry.dueAt / 1000,
-    dest_path: entry.dest,
-    retry_count: entry.retryCount,
+    ...toPublic(entry),
     job_id: entry.jobId,
     last_error: entry.lastError,
     last_event_at: entry.lastEventAt === null ? null : entry.lastEventAt / 1000,

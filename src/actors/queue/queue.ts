@@ -27,6 +27,7 @@ import type {
   TimerHandle,
 } from './types.js';
 import { checkEvent, checkPersistenceOptions, checkSettings, storedItemProblem } from './validate.js';
+import { isWithin } from '../../lib/paths.js';
 
 export type { QueueApi, QueueOptions } from './api.js';
 
@@ -260,8 +261,7 @@ class Queue implements QueueApi {
   }
 
   removeUnder(directory: string): number {
-    const prefix = directory.endsWith('/') || directory.endsWith('\\') ? directory : `${directory}/`;
-    const inside = (p: string | null): boolean => p !== null && (p === directory || p.startsWith(prefix));
+    const inside = (p: string | null): boolean => p !== null && isWithin(directory, p);
     return this.removeWhere((item) => inside(item.file_path) || inside(item.dest_path));
   }
 

@@ -3,45 +3,15 @@
  * so it can cross a worker-thread boundary (comlink) unchanged.
  */
 
-export type QueueAction = 'index' | 'delete' | 'move';
-export type QueueItemStatus = 'cooling_down' | 'ready' | 'processing';
+import type { QueueAction, QueueItem, QueueItemStatus, StoredQueueItem } from '../../store/repositories/queue.repository.js';
+
+// The item shapes are what the store keeps (store/repositories/queue.repository.ts); the queue speaks them.
+export type { QueueAction, QueueItem, QueueItemStatus, StoredQueueItem };
 
 export const QUEUE_ACTIONS: readonly QueueAction[] = ['index', 'delete', 'move'];
 export const QUEUE_ITEM_STATUSES: readonly QueueItemStatus[] = ['cooling_down', 'ready', 'processing'];
 
-/**
- * A queue item exactly as the API shows it (SPEC 2.5), fields in the spec's order. Timestamps are Unix time
- * in seconds with a fractional part (millisecond precision), like Python's `time.time()`.
- */
-export interface QueueItem {
-  id: string; // UUID
-  file_path: string; // absolute; for a move, the source
-  action: QueueAction;
-  status: QueueItemStatus;
-  enqueued_at: number;
-  /** When the item may start: the end of its debounce cooldown, or of its retry backoff after a failure. */
-  cooldown_expires_at: number;
-  dest_path: string | null; // only for `move`
-  retry_count: number; // failed processing attempts so far
-}
-
-/**
- * What the queue persists and hands to the processor: the public item plus internal fields. The API shows
- * `QueueItem` only (`items()` answers in that shape).
- */
-export interface StoredQueueItem extends QueueItem {
-  /** Watch job the path belongs to, when the watcher knows it (lets a job's deletion drop its items). */
-  job_id: number | null;
-  /** Reason of the last failed attempt, null when none. */
-  last_error: string | null;
-  /**
-   * Unix seconds of the last file event that (re)started the cooldown. Null while the item waits out a retry
-   * backoff. Kept so a changed `cooldown_seconds` can reschedule waiting items, also after a restart.
-   */
-  last_event_at: number | null;
-}
-
-/** SPEC 2.6, in the spec's order. */
+/** The queue's status as GET /api/queue/status answers it (the README's Queue section), in that order. */
 export interface QueueStatus {
   paused: boolean; // manually_paused || scheduler_paused
   manually_paused: boolean;

@@ -1,4 +1,4 @@
-import type { SchedulerConfig, SchedulerUpdate } from './schema.js';
+import type { SchedulerConfig, SchedulerUpdate } from '../../settings/scheduler-schema.js';
 
 /**
  * The configuration before anyone has set one: the scheduler is off, so the queue only pauses manually.

@@ -3,7 +3,7 @@
  * actor (scheduler.ts) supplies the readings and the clock.
  */
 import type { ReadingsSnapshot } from './readings.js';
-import type { CombineMode, SchedulerConfig, SchedulerRule, UnavailablePolicy } from './schema.js';
+import type { CombineMode, SchedulerConfig, SchedulerRule, UnavailablePolicy } from '../../settings/scheduler-schema.js';
 
 export type RuleEvaluation = SchedulerRule & {
   /** What the rule compared: the metric's value, the local time 'HH:MM' for time_window, null if unavailable. */

@@ -1,5 +1,5 @@
 /** The scheduler actor's public surface: schemas and validation, readings, evaluation, the actor. */
-export * from './schema.js';
+export * from '../../settings/scheduler-schema.js';
 export * from './validate.js';
 export * from './config.js';
 export * from './readings.js';

@@ -8,7 +8,7 @@ import si from 'systeminformation';
 import { createCpuIdleTracker, DEFAULT_IDLE_THRESHOLD_PERCENT } from './cpu-idle.js';
 import { loadPercentBetween, readCpuTicks, type CpuTicks } from './cpu-load.js';
 import { readFanSpeed, readMainsOnline } from './linux-sysfs.js';
-import type { MetricName } from './schema.js';
+import type { MetricName } from '../../settings/scheduler-schema.js';
 
 /** An available reading may carry a note saying where it came from or what was assumed. */
 export type Reading<T> = { available: true; value: T; note?: string } | { available: false; value: null; reason: string };

@@ -8,7 +8,7 @@
  */
 import { evaluateRules, type Evaluation } from './evaluate.js';
 import type { ReadingsProvider } from './readings.js';
-import type { SchedulerConfig } from './schema.js';
+import type { SchedulerConfig } from '../../settings/scheduler-schema.js';
 import { formatValidationErrors, validateSchedulerConfig } from './validate.js';
 
 /** Time and timers, injectable so tests can step through checks without waiting. */

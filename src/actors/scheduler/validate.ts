@@ -17,7 +17,7 @@ import {
   type SchedulerConfig,
   type SchedulerRule,
   type SchedulerUpdate,
-} from './schema.js';
+} from '../../settings/scheduler-schema.js';
 
 export interface ValidationError {
   /** Where: '' for the body itself, 'check_interval_seconds', 'rules[1].operator', ... */

@@ -1,10 +1,10 @@
 /**
- * The body GET /api/queue/scheduler answers (and PUT, after applying a change): the configuration (SPEC 2.2)
+ * The body GET /api/queue/scheduler answers (and PUT, after applying a change): the configuration
  * with each rule's current reading and verdict, plus conditions_met. Pure mapping; the route calls it.
  */
 import type { Evaluation, RuleEvaluation } from './evaluate.js';
 import type { ReadingsSnapshot } from './readings.js';
-import type { CombineMode, SchedulerConfig, UnavailablePolicy } from './schema.js';
+import type { CombineMode, SchedulerConfig, UnavailablePolicy } from '../../settings/scheduler-schema.js';
 
 export interface SchedulerResponse {
   enabled: boolean;

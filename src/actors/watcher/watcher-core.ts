@@ -18,6 +18,7 @@ import { relativeToRoot } from '../../filters/paths.js';
 import type { FilterConfig } from '../../filters/schema.js';
 import { MovePairer, type FileIdentity, type PairedEvent } from './move-pairer.js';
 import type { JobWatchState, WatcherEvent, WatcherTuning, WatchMode, WatchSpec } from './protocol.js';
+import { isWithin, OwnDataDir } from '../../lib/paths.js';
 
 /** Error codes that mean "the OS will not give us more native watches". */
 const WATCH_LIMIT_CODES = new Set(['ENOSPC', 'EMFILE']);
@@ -61,7 +62,7 @@ function errorCode(err: unknown): string {
 
 export class WatcherCore {
   readonly #emitBatch: (events: WatcherEvent[]) => void;
-  readonly #ownDataDir: string;
+  readonly #ownData: OwnDataDir;
   readonly #tuning: WatcherTuning;
   readonly #now: () => number;
   readonly #jobs = new Map<number, Job>();
@@ -77,7 +78,7 @@ export class WatcherCore {
 
   constructor(options: WatcherCoreOptions) {
     this.#emitBatch = options.emit;
-    this.#ownDataDir = path.resolve(options.ownDataDir);
+    this.#ownData = new OwnDataDir(options.ownDataDir);
     this.#tuning = options.tuning;
     this.#now = options.now ?? Date.now;
     this.#matcher = compileFilter(options.filters);
@@ -128,7 +129,7 @@ export class WatcherCore {
     const root = job.spec.root;
     return Object.keys(job.current.watcher.getWatched())
       .map((dir) => path.resolve(dir))
-      .filter((dir) => dir === root || dir.startsWith(root + path.sep))
+      .filter((dir) => isWithin(root, dir))
       .sort();
   }
 
@@ -206,7 +207,7 @@ export class WatcherCore {
 
   #ignored(job: Job, p: string, stats?: Stats): boolean {
     const abs = path.resolve(p);
-    if (abs === this.#ownDataDir || abs.startsWith(this.#ownDataDir + path.sep)) return true;
+    if (this.#ownData.contains(abs)) return true;
     const rel = relativeToRoot(job.spec.root, abs);
     if (rel === null) return true;
     if (rel === '') return false;

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import { createError } from '../../errors.js';
+import { createError } from '../errors.js';
 
 export const MAX_BODY = '1mb';
 

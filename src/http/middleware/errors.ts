@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError, createError, errorTable, type ErrorCode } from '../../errors.js';
+import { AppError, createError, errorTable, type ErrorCode } from '../errors.js';
 import type { Logger } from '../../logger.js';
 
 interface HttpishError {

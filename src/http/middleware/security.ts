@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { isLoopbackHost } from '../../config.js';
-import { createError } from '../../errors.js';
+import { createError } from '../errors.js';
 
 export interface SecurityOptions {
   apiToken: string | null;

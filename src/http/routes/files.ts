@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createErrorWith } from '../../errors.js';
+import { createErrorWith } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { idParam } from '../validate.js';
 

@@ -1,15 +1,14 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type Router from '@koa/router';
-import { createError, createErrorWith } from '../../errors.js';
+import { createError, createErrorWith } from '../errors.js';
 import type { FilterConfigFailure } from '../../filters/config.js';
 import { defaultFilterConfig } from '../../filters/defaults.js';
 import type { EditResult } from '../../filters/filter-editor.js';
-import { decisionBody, PutFilterConfigBodySchema, TestPathBodySchema } from '../../filters/schema.js';
 import type { EntryKind } from '../../filters/schema.js';
 import type { AppDeps } from '../deps.js';
 import { validBody } from '../validate.js';
-import { PatternRequestBody, type FilterChangeResponse, type FilterTestResponse } from './filters.schemas.js';
+import { decisionBody, PatternBody, PutFilterConfigBody, TestPathBody, type FilterChangeResponse, type FilterTestResponse } from './filters.schemas.js';
 
 /** An expected failure of a filter change, as the HTTP error it is. */
 function failure(f: FilterConfigFailure): Error {
@@ -25,16 +24,8 @@ function failure(f: FilterConfigFailure): Error {
 
 function answer(result: EditResult | FilterConfigFailure): FilterChangeResponse {
   if (!result.ok) throw failure(result);
-  return {
-    success: true,
-    message: result.message,
-    changed: result.changed,
-    applied: result.applied,
-    removed: result.removed,
-    queued: result.queued,
-    run_id: result.runId,
-    config: result.config,
-  };
+  const { ok: _ok, ...change } = result;
+  return { success: true, ...change };
 }
 
 /** What a path is on disk (a file when it does not exist); a relative path ending in '/' is a folder. */
@@ -47,25 +38,25 @@ async function kindOf(target: string): Promise<EntryKind> {
   }
 }
 
-/** The /api/filters endpoints (SPEC section 4, Filters; bodies documented in the README and docs/filters.md). */
+/** The /api/filters endpoints (bodies documented in the README and docs/filters.md). */
 export function filtersRoutes(router: Router, { filters, filterEditor, jobs }: AppDeps): void {
   router.get('/api/filters/config', (ctx) => {
     ctx.body = filters.config;
   });
 
   router.put('/api/filters/config', async (ctx) => {
-    const body = validBody(ctx, PutFilterConfigBodySchema);
-    ctx.body = answer(await filterEditor.update(body));
+    const { apply_immediately, ...change } = validBody(ctx, PutFilterConfigBody);
+    ctx.body = answer(await filterEditor.update(change, { apply: apply_immediately ?? true }));
   });
 
   router.post('/api/filters/pattern', async (ctx) => {
-    const body = validBody(ctx, PatternRequestBody);
-    ctx.body = answer(await filterEditor.addPattern(body));
+    const { apply_immediately, ...change } = validBody(ctx, PatternBody);
+    ctx.body = answer(await filterEditor.addPattern(change, { apply: apply_immediately ?? true }));
   });
 
   router.delete('/api/filters/pattern', async (ctx) => {
-    const body = validBody(ctx, PatternRequestBody);
-    ctx.body = answer(await filterEditor.removePattern(body));
+    const { apply_immediately, ...change } = validBody(ctx, PatternBody);
+    ctx.body = answer(await filterEditor.removePattern(change, { apply: apply_immediately ?? true }));
   });
 
   router.post('/api/filters/apply', async (ctx) => {
@@ -81,7 +72,7 @@ export function filtersRoutes(router: Router, { filters, filterEditor, jobs }: A
   });
 
   router.post('/api/filters/test', async (ctx) => {
-    const body = validBody(ctx, TestPathBodySchema);
+    const body = validBody(ctx, TestPathBody);
     const kind = body.kind ?? (await kindOf(body.path));
     const result = filters.explain(body.path, jobs.roots(), { kind, ...(body.mode ? { mode: body.mode } : {}) });
     if (!result.ok) throw createError('invalid_path', `path: ${result.reason}`);

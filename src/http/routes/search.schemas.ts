@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { MAX_SEARCH_LIMIT, SEARCH_MODES } from '../../search/search.service.js';
 
 const StringOrList = (description: string) =>
   Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { minItems: 1, maxItems: 100 })], { description });
@@ -24,10 +25,7 @@ export const SearchFiltersSchema = Type.Object(
 export const SearchFilters = Type.Partial(SearchFiltersSchema, { additionalProperties: false });
 export type SearchFilters = Static<typeof SearchFilters>;
 
-export const SearchModeSchema = Type.Union([Type.Literal('hybrid'), Type.Literal('keyword'), Type.Literal('semantic')]);
-export type SearchMode = Static<typeof SearchModeSchema>;
-
-export const MAX_SEARCH_LIMIT = 1000;
+export const SearchModeSchema = Type.Enum(SEARCH_MODES, { description: "'hybrid' (default), 'keyword' or 'semantic'" });
 
 export const SearchBody = Type.Object(
   {

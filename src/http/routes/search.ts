@@ -1,11 +1,55 @@
 import type Router from '@koa/router';
+import { validateCandidateFilters } from '../../search/filters.js';
+import type { CandidateFilters } from '../../store/queries/filters.js';
 import type { AppDeps } from '../deps.js';
+import { createError, createErrorWith } from '../errors.js';
 import { validBody } from '../validate.js';
-import { SearchBody } from './search.schemas.js';
+import { SearchBody, type SearchFilters } from './search.schemas.js';
+
+/** The API's names of the filter fields, for error messages. */
+const FILTER_FIELD_NAMES: Record<keyof CandidateFilters, string> = {
+  extensions: 'filters.extension',
+  modifiedAfter: 'filters.modified_after',
+  modifiedBefore: 'filters.modified_before',
+  createdAfter: 'filters.created_after',
+  createdBefore: 'filters.created_before',
+  sizeMin: 'filters.min_size',
+  sizeMax: 'filters.max_size',
+  directory: 'directory',
+  pathGlob: 'filters.path',
+  keywords: 'filters.keyword',
+};
+
+/** The body's `directory` and `filters` as the search's candidate filters (not yet validated). */
+function candidateFilters(directory: string | undefined, f: SearchFilters = {}): CandidateFilters {
+  const list = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+  const out: CandidateFilters = {};
+  const extensions = list(f.extension);
+  if (extensions) out.extensions = extensions;
+  if (f.modified_after) out.modifiedAfter = f.modified_after;
+  if (f.modified_before) out.modifiedBefore = f.modified_before;
+  if (f.created_after) out.createdAfter = f.created_after;
+  if (f.created_before) out.createdBefore = f.created_before;
+  if (f.min_size !== undefined) out.sizeMin = f.min_size;
+  if (f.max_size !== undefined) out.sizeMax = f.max_size;
+  if (f.path) out.pathGlob = f.path;
+  const keywords = list(f.keyword);
+  if (keywords) out.keywords = keywords;
+  if (directory !== undefined) out.directory = directory.length > 1 ? directory.replace(/\/+$/, '') : directory;
+  return out;
+}
 
 /** POST /api/search/: hybrid search, JSON body (query, directory, filters, limit, mode). */
 export function searchRoutes(router: Router, { search }: AppDeps): void {
   router.post('/api/search', async (ctx) => {
-    ctx.body = await search.search(validBody(ctx, SearchBody));
+    const body = validBody(ctx, SearchBody);
+    const checked = validateCandidateFilters(candidateFilters(body.directory, body.filters));
+    if (!checked.ok) throw createError('invalid_request', `${FILTER_FIELD_NAMES[checked.field]}: ${checked.reason}`);
+    const outcome = await search.search({ query: body.query, filters: checked.filters, limit: body.limit, mode: body.mode });
+    if (!outcome.ok) {
+      if (outcome.code === 'semantic_unavailable') throw createErrorWith('service_unavailable', { mode: 'semantic' }, outcome.reason);
+      throw createError('invalid_request', outcome.reason);
+    }
+    ctx.body = outcome.response;
   });
 }

@@ -1,10 +1,9 @@
 import type Router from '@koa/router';
-import { createErrorWith } from '../../errors.js';
+import { createErrorWith } from '../errors.js';
 import { defaultSettings } from '../../settings/schema.js';
 import type { AppDeps } from '../deps.js';
 
-export function settingsRoutes(router: Router, { settings, bus }: AppDeps): void {
-
+export function settingsRoutes(router: Router, { settings }: AppDeps): void {
   router.get('/api/settings', (ctx) => {
     ctx.body = settings.get();
   });
@@ -22,8 +21,6 @@ export function settingsRoutes(router: Router, { settings, bus }: AppDeps): void
     if (!result.ok) {
       throw createErrorWith('invalid_request', { errors: result.errors }, `Invalid settings (nothing was changed): ${result.errors.join('; ')}`);
     }
-    if (result.changed.length > 0) bus.publish('settings_changed', { keys: result.changed, settings: result.settings });
     ctx.body = result.settings;
   });
-
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type Router from '@koa/router';
 import { createSession, type Session } from 'better-sse';
-import { createError } from '../../errors.js';
+import { createError } from '../errors.js';
 import type { AnyBusEvent, EventName } from '../../events/types.js';
 import type { AppDeps } from '../deps.js';
 

@@ -1,6 +1,7 @@
+import { underPattern } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
-import type { FailedFileWrite, FileRecord, FileStats, IndexedFileWrite, KnownFile } from './files.types.js';
+import type { FailedFileWrite, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
 
 export type * from './files.types.js';
 
@@ -62,10 +63,25 @@ function toKnown(r: KnownRow): KnownFile {
   };
 }
 
-/** LIKE pattern matching everything strictly under a directory, on a path boundary (/a/b never matches /a/bc). */
-export function underPattern(directory: string): string {
-  const dir = directory.endsWith('/') ? directory : `${directory}/`;
-  return `${dir.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The columns of a FileSummary, on the files row `f`. */
+export const FILE_SUMMARY_COLUMNS = 'f.id, f.path, f.filename, f.extension, f.created, f.modified, f.accessed, f.title, f.summary, f.keywords, f.size, f.status';
+
+/** A files row (selected with FILE_SUMMARY_COLUMNS) as a FileSummary: the one mapping of a file's identity. */
+export function toFileSummary(r: Record<string, unknown>): FileSummary {
+  return {
+    id: r.id as number,
+    file_path: r.path as string,
+    filename: r.filename as string,
+    extension: r.extension as string,
+    created: toIso(r.created),
+    modified: toIso(r.modified),
+    accessed: toIso(r.accessed),
+    title: r.title as string,
+    summary: r.summary as string,
+    keywords: r.keywords as string[],
+    size: r.size as number,
+    status: r.status as FileSummary['status'],
+  };
 }
 
 /**
@@ -263,25 +279,16 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
 
     async get(id) {
       const { rows } = await db.query<Record<string, unknown>>(
-        `SELECT f.*, length(f.content) AS content_length, j.path AS job_path
+        `SELECT ${FILE_SUMMARY_COLUMNS}, f.error, f.error_code, f.note, f.format, f.mime, f.content_hash,
+                length(f.content) AS content_length, f.text_truncated, f.metadata, f.summarizer, f.summarizer_fallback,
+                f.embedding_model, f.chunk_count, f.indexed_at, f.job_id, j.path AS job_path
          FROM files f LEFT JOIN watch_jobs j ON j.id = f.job_id WHERE f.id = $1`,
         [id],
       );
       const r = rows[0];
       if (!r) return null;
       return {
-        id: r.id as number,
-        file_path: r.path as string,
-        filename: r.filename as string,
-        extension: r.extension as string,
-        size: r.size as number,
-        created: toIso(r.created),
-        modified: toIso(r.modified),
-        accessed: toIso(r.accessed),
-        title: r.title as string,
-        summary: r.summary as string,
-        keywords: r.keywords as string[],
-        status: r.status as 'indexed' | 'failed',
+        ...toFileSummary(r),
         error: (r.error as string | null) ?? null,
         error_code: (r.error_code as string | null) ?? null,
         note: (r.note as string | null) ?? null,

@@ -46,20 +46,24 @@ export interface FailedFileWrite {
   reason: string;
 }
 
-/** GET /api/files/{id}: the full record of one file (no extracted text: it can be megabytes). */
-export interface FileRecord {
+/** A file as a search result and the file record show it: its identity, dates and description. */
+export interface FileSummary {
   id: number;
   file_path: string;
   filename: string;
   extension: string;
-  size: number;
   created: string | null;
   modified: string | null;
   accessed: string | null;
   title: string;
   summary: string;
   keywords: string[];
+  size: number;
   status: 'indexed' | 'failed';
+}
+
+/** GET /api/files/{id}: the full record of one file (no extracted text: it can be megabytes). */
+export interface FileRecord extends FileSummary {
   error: string | null;
   error_code: string | null;
   note: string | null;

@@ -1,8 +1,8 @@
 import type { SqlDatabase } from '../sql.js';
 import { toIsoNoZone } from '../time.js';
-import { underPattern } from './files.repository.js';
+import { underPattern } from '../queries/params.js';
 
-/** A watch job as the spec shows it (2.4): timestamps ISO 8601 without zone (UTC). */
+/** A watch job as the API shows it: timestamps ISO 8601 without zone (UTC). */
 export interface WatchJob {
   id: number;
   path: string;

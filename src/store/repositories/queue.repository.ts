@@ -1,5 +1,39 @@
-import type { QueueAction, QueueItemStatus, StoredQueueItem } from '../../actors/queue/types.js';
 import type { SqlDatabase } from '../sql.js';
+
+export type QueueAction = 'index' | 'delete' | 'move';
+export type QueueItemStatus = 'cooling_down' | 'ready' | 'processing';
+
+/**
+ * A queue item exactly as the API shows it (GET /api/queue/items), fields in the documented order. Timestamps
+ * are Unix time in seconds with a fractional part (millisecond precision), like Python's `time.time()`.
+ */
+export interface QueueItem {
+  id: string; // UUID
+  file_path: string; // absolute; for a move, the source
+  action: QueueAction;
+  status: QueueItemStatus;
+  enqueued_at: number;
+  /** When the item may start: the end of its debounce cooldown, or of its retry backoff after a failure. */
+  cooldown_expires_at: number;
+  dest_path: string | null; // only for `move`
+  retry_count: number; // failed processing attempts so far
+}
+
+/**
+ * What the queue persists and hands to the processor: the public item plus internal fields. The API shows
+ * `QueueItem` only (`items()` answers in that shape).
+ */
+export interface StoredQueueItem extends QueueItem {
+  /** Watch job the path belongs to, when the watcher knows it (lets a job's deletion drop its items). */
+  job_id: number | null;
+  /** Reason of the last failed attempt, null when none. */
+  last_error: string | null;
+  /**
+   * Unix seconds of the last file event that (re)started the cooldown. Null while the item waits out a retry
+   * backoff. Kept so a changed `cooldown_seconds` can reschedule waiting items, also after a restart.
+   */
+  last_event_at: number | null;
+}
 
 /** The queue actor's persistence port (QueuePersistence): each call is one statement, so one transaction. */
 export interface QueueRepository {

@@ -1,10 +1,10 @@
 import pgvector from 'pgvector';
-import { buildKeywordQuery, buildCandidateConditions, executeKeywordQuery, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordQueryOptions } from '../../search/keyword-query.js';
-import type { CandidateFilters } from '../../search/candidate-filters.js';
-import type { ParsedQuery } from '../../search/query-parser.js';
-import { SqlParams } from '../../search/sql-params.js';
+import { buildKeywordQuery, buildCandidateConditions, executeKeywordQuery, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordQueryOptions } from '../queries/keyword.js';
+import type { CandidateFilters } from '../queries/filters.js';
+import type { ParsedQuery } from '../queries/parsed-query.js';
+import { SqlParams } from '../queries/params.js';
 import type { SqlDatabase } from '../sql.js';
-import { toIso } from '../time.js';
+import { FILE_SUMMARY_COLUMNS, toFileSummary, type FileSummary } from './files.repository.js';
 
 export interface SemanticSearch {
   query: ParsedQuery;
@@ -24,19 +24,7 @@ export interface SemanticHitRow {
 }
 
 /** A result file as the search answer shows it, with the opening of its text to cut the snippet from. */
-export interface SearchFileRow {
-  id: number;
-  file_path: string;
-  filename: string;
-  extension: string;
-  created: string | null;
-  modified: string | null;
-  accessed: string | null;
-  title: string;
-  summary: string;
-  keywords: string[];
-  status: 'indexed' | 'failed';
-  size: number;
+export interface SearchFileRow extends FileSummary {
   /** The first SNIPPET_SOURCE_CHARS characters of the extracted text. */
   content_head: string;
 }
@@ -126,29 +114,14 @@ LIMIT ${files}`;
     async describe(ids, queryText) {
       if (ids.length === 0) return { files: [], lexemes: [] };
       const { rows } = await db.query<Record<string, unknown>>(
-        `SELECT f.id, f.path, f.filename, f.extension, f.created, f.modified, f.accessed, f.title, f.summary,
-                f.keywords, f.status, f.size,
+        `SELECT ${FILE_SUMMARY_COLUMNS},
                 CASE WHEN octet_length(f.content) <= ${SNIPPET_SOURCE_CHARS} THEN f.content
                      ELSE left(f.content, ${SNIPPET_SOURCE_CHARS}) END AS content_head
          FROM files f WHERE f.id = ANY($1::bigint[])`,
         [ids],
         { prepare: true },
       );
-      const files = rows.map((r) => ({
-        id: r.id as number,
-        file_path: r.path as string,
-        filename: r.filename as string,
-        extension: r.extension as string,
-        created: toIso(r.created),
-        modified: toIso(r.modified),
-        accessed: toIso(r.accessed),
-        title: r.title as string,
-        summary: r.summary as string,
-        keywords: r.keywords as string[],
-        status: r.status as 'indexed' | 'failed',
-        size: r.size as number,
-        content_head: (r.content_head as string | null) ?? '',
-      }));
+      const files = rows.map((r) => ({ ...toFileSummary(r), content_head: (r.content_head as string | null) ?? '' }));
       const lexemes = await db.query<{ lexemes: string[] }>(
         `SELECT coalesce(array_agg(u.lexeme), '{}') AS lexemes FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', $1)) AS u`,
         [queryText],

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { applySchedulerUpdate, DEFAULT_SCHEDULER_CONFIG } from '../../../src/actors/scheduler/config.js';
-import type { SchedulerConfig } from '../../../src/actors/scheduler/schema.js';
+import type { SchedulerConfig } from '../../../src/settings/scheduler-schema.js';
 import { validateSchedulerConfig } from '../../../src/actors/scheduler/validate.js';
 
 describe('DEFAULT_SCHEDULER_CONFIG', () => {

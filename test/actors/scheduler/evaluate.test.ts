@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { evaluateRules, inTimeWindow } from '../../../src/actors/scheduler/evaluate.js';
 import { available, unavailable } from '../../../src/actors/scheduler/readings.js';
-import type { SchedulerConfig, SchedulerRule } from '../../../src/actors/scheduler/schema.js';
+import type { SchedulerConfig, SchedulerRule } from '../../../src/settings/scheduler-schema.js';
 import { nothingReadable, snapshot } from './fixtures.js';
 
 /** A local time today (the Date constructor with parts is local time, so this works in any TZ). */

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Evaluation } from '../../../src/actors/scheduler/evaluate.js';
 import { available, type ReadingsSnapshot } from '../../../src/actors/scheduler/readings.js';
 import { createScheduler, systemClock, type SchedulerClock } from '../../../src/actors/scheduler/scheduler.js';
-import type { SchedulerConfig } from '../../../src/actors/scheduler/schema.js';
+import type { SchedulerConfig } from '../../../src/settings/scheduler-schema.js';
 import { FakeProvider, settle, snapshot } from './fixtures.js';
 
 interface Timer {

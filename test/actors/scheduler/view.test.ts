@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { evaluateRules } from '../../../src/actors/scheduler/evaluate.js';
 import { available } from '../../../src/actors/scheduler/readings.js';
-import type { SchedulerConfig } from '../../../src/actors/scheduler/schema.js';
+import type { SchedulerConfig } from '../../../src/settings/scheduler-schema.js';
 import { schedulerResponse } from '../../../src/actors/scheduler/view.js';
 import { snapshot } from './fixtures.js';
 

@@ -1,0 +1,15 @@
+import type { RepositoryName, StoreArgs, StoreMethod, StoreResult } from './store.js';
+
+/** What the main thread passes to workers/store.worker.ts. */
+export interface StoreWorkerData {
+  /** PGlite data directory; null for an in-memory database (tests). */
+  dataDir: string | null;
+}
+
+/** The store worker's message interface, exposed through comlink: one typed call per repository method. */
+export interface StoreWorkerApi {
+  /** Opens the database and applies migrations. */
+  open(): Promise<void>;
+  call<R extends RepositoryName, M extends StoreMethod<R>>(repository: R, method: M, args: StoreArgs<R, M>): Promise<StoreResult<R, M>>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,44 @@
+import path from 'node:path';
+import type { Logger } from '../logger.js';
+import { openPostgres } from './engines/postgres.js';
+import { openStore, type StoreApi } from './store.js';
+import { WorkerStoreClient } from './worker-client.js';
+
+export type StoreEngine = 'pglite' | 'postgres';
+
+export interface StoreHandle {
+  api: StoreApi;
+  engine: StoreEngine;
+  /** Where the data lives, for status (a directory, or host:port/db without credentials). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface SpawnStoreOptions {
+  /** PostgreSQL server; when null the embedded PGlite engine is used. */
+  databaseUrl: string | null;
+  /** Service data directory; PGlite keeps its files in <dataDir>/pglite. Null: PGlite in memory (tests). */
+  dataDir: string | null;
+  logger: Logger;
+}
+
+/**
+ * Starts the store actor. PostgreSQL (node-postgres is asynchronous) runs in-process; PGlite runs in its own
+ * worker thread because it blocks whatever thread it is on for the length of each query.
+ */
+export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandle> {
+  if (options.databaseUrl) {
+    const db = await openPostgres(options.databaseUrl);
+    try {
+      const api = await openStore(db);
+      const url = new URL(options.databaseUrl);
+      return { api, engine: 'postgres', location: `${url.hostname}:${url.port || 5432}${url.pathname}`, close: () => db.close() };
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+  }
+  const dataDir = options.dataDir ? path.join(options.dataDir, 'pglite') : null;
+  const client = await WorkerStoreClient.start({ dataDir }, options.logger.child({ actor: 'store' }));
+  return { api: client.api, engine: 'pglite', location: dataDir ?? 'memory', close: () => client.close() };
+}

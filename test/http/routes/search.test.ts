@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { utimes } from 'node:fs/promises';
+import { forEachEngine } from '../../helpers/engines.js';
+import { tempTree, type TempTree } from '../../helpers/files.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+
+interface Result {
+  file: Record<string, unknown> & { file_path: string; filename: string };
+  relevance_score: number;
+  semantic_score: number;
+  keyword_score: number;
+  filename_match: string | null;
+  snippet: string;
+  highlights: [number, number][];
+}
+
+forEachEngine('POST /api/search/', (engine) => {
+  let t: TestService;
+  let tree: TempTree;
+
+  before(async () => {
+    t = await startTestService(engine);
+    const files: Record<string, string> = {
+      'garden/tomatoes.md': '# Growing tomatoes\n\nTomatoes need sun, deep watering and a sturdy stake. Prune the suckers weekly.',
+      'garden/basil.txt': 'Basil grows well next to tomatoes. Pinch the flowers so the leaves stay sweet.',
+      'kitchen/sourdough.txt': 'Sourdough bread needs a lively starter, flour, water and salt. Bake in a hot dutch oven.',
+      'kitchen/report.pdf.txt': 'Not the report you are looking for: this one is about ovens.',
+      'reports/report.txt': 'Quarterly numbers for the bakery: revenue grew on bread and pastries.',
+      'reports/annual-draft.txt': 'Draft annual summary: bread sales, pastry sales, and oven maintenance.',
+      'garden-extra/notes.txt': 'Extra garden notes about tomatoes in a sibling folder whose name starts like garden.',
+    };
+    // Many files that all match "bread": a filter must still find the one .md file among them.
+    for (let i = 0; i < 70; i++) files[`bulk/bread-${i}.txt`] = `Bread recipe number ${i}: bread, bread and more bread.`;
+    files['bulk/bread-notes.md'] = 'A single markdown note that mentions bread once.';
+    tree = await tempTree(files);
+    const old = new Date('2020-01-01T00:00:00Z');
+    await utimes(tree.path('reports/annual-draft.txt'), old, old);
+    await t.request('POST', '/api/index/directory', { directory_path: tree.root });
+    await t.service.indexing.settled();
+  });
+  after(async () => {
+    await tree.remove();
+    await t.destroy();
+  });
+
+  async function search(body: Record<string, unknown>): Promise<{ results: Result[]; body: Record<string, unknown> }> {
+    const res = await t.request('POST', '/api/search/', body);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return { results: res.body.results as Result[], body: res.body };
+  }
+
+  const names = (results: Result[]) => results.map((r) => r.file.filename);
+
+  it('answers results sorted by relevance_score, which is semantic_score + keyword_score', async () => {
+    const { results, body } = await search({ query: 'growing tomatoes' });
+    expect(body.mode).to.equal('hybrid');
+    expect(body.notice).to.equal(null);
+    expect(results[0]!.file.filename).to.equal('tomatoes.md');
+    for (let i = 1; i < results.length; i++) expect(results[i - 1]!.relevance_score).to.be.at.least(results[i]!.relevance_score);
+    for (const r of results) expect(r.relevance_score).to.be.closeTo(r.semantic_score + r.keyword_score, 2e-6);
+    const top = results[0]!;
+    expect(top.file).to.include.all.keys('file_path', 'filename', 'extension', 'created', 'modified', 'accessed', 'title', 'summary', 'keywords');
+    expect(top.file.extension).to.equal('md');
+    expect(top.file.title).to.equal('Growing tomatoes');
+    expect(top.snippet.toLowerCase()).to.include('tomatoes');
+    expect(top.highlights.length).to.be.greaterThan(0);
+    for (const [s, e] of top.highlights) expect(top.snippet.slice(s, e).toLowerCase()).to.match(/^(tomato|grow)/);
+  });
+
+  it('ranks an exact file-name match first', async () => {
+    const { results } = await search({ query: 'report.txt' });
+    expect(results[0]!.file.file_path).to.equal(tree.path('reports/report.txt'));
+    expect(results[0]!.filename_match).to.equal('exact');
+    const stem = await search({ query: 'report' });
+    expect(stem.results[0]!.file.filename).to.equal('report.txt');
+    expect(stem.results[0]!.filename_match).to.equal('stem');
+  });
+
+  it('honours limit (default 50) and filters inside the query, not by trimming the top results', async () => {
+    const all = await search({ query: 'bread' });
+    expect(all.results).to.have.length(50);
+    expect((await search({ query: 'bread', limit: 3 })).results).to.have.length(3);
+    // 71 files match "bread"; the only .md one ranks below the top 50, yet the filter finds it.
+    const top50 = await search({ query: 'bread', mode: 'keyword' });
+    expect(names(top50.results)).to.have.length(50).and.not.include('bread-notes.md');
+    const md = await search({ query: 'bread', filters: { extension: '.MD' } });
+    expect(md.results[0]!.file.filename).to.equal('bread-notes.md');
+    for (const r of md.results) expect(r.file.extension).to.equal('md');
+    const both = await search({ query: 'bread', filters: { extension: ['md', 'pdf'] }, mode: 'keyword' });
+    expect(names(both.results)).to.deep.equal(['bread-notes.md']);
+  });
+
+  it('scopes to a directory on a path boundary', async () => {
+    const { results } = await search({ query: 'tomatoes', directory: tree.path('garden') });
+    expect(results.length).to.be.greaterThan(0);
+    for (const r of results) expect(r.file.file_path.startsWith(tree.path('garden') + '/')).to.equal(true);
+    expect(names(results)).to.not.include('notes.txt'); // garden-extra/ is a sibling, not inside garden/
+    const trailing = await search({ query: 'tomatoes', directory: tree.path('garden') + '/' });
+    expect(names(trailing.results)).to.deep.equal(names(results));
+  });
+
+  it('filters by dates, size, path glob and keyword', async () => {
+    const before = await search({ query: 'bread sales', filters: { modified_before: '2021-01-01' } });
+    expect(names(before.results)).to.deep.equal(['annual-draft.txt']);
+    const after = await search({ query: 'bread sales', filters: { modified_after: '2021-01-01T00:00:00Z' } });
+    expect(names(after.results)).to.not.include('annual-draft.txt');
+    const small = await search({ query: 'bread', filters: { max_size: 60 } });
+    for (const r of small.results) expect(r.file.size as number).to.be.at.most(60);
+    const glob = await search({ query: 'tomatoes', filters: { path: 'garden/*.md' } });
+    expect(names(glob.results)).to.deep.equal(['tomatoes.md']);
+    const byKeyword = await search({ query: 'tomatoes', filters: { keyword: 'tomatoes' } });
+    for (const r of byKeyword.results) expect((r.file.keywords as string[]).map((k) => k.toLowerCase())).to.include('tomatoes');
+    expect(byKeyword.results.length).to.be.greaterThan(0);
+  });
+
+  it('supports quoted phrases and -excluded words', async () => {
+    const phrase = await search({ query: '"dutch oven"' });
+    expect(names(phrase.results)).to.deep.equal(['sourdough.txt']);
+    const excluded = await search({ query: 'tomatoes -basil' });
+    expect(names(excluded.results)).to.include('tomatoes.md');
+    expect(names(excluded.results)).to.not.include('basil.txt');
+  });
+
+  it('offers keyword and semantic modes', async () => {
+    const keyword = await search({ query: 'sturdy stake', mode: 'keyword' });
+    expect(keyword.body.mode).to.equal('keyword');
+    expect(names(keyword.results)).to.deep.equal(['tomatoes.md']);
+    expect(keyword.results[0]!.semantic_score).to.equal(0);
+    const semantic = await search({ query: 'vegetables in the garden', mode: 'semantic', limit: 5 });
+    expect(semantic.body.mode).to.equal('semantic');
+    expect(semantic.results.length).to.be.greaterThan(0);
+    for (const r of semantic.results) expect(r.keyword_score).to.equal(0);
+  });
+
+  it('rejects bad requests with 400 naming the problem', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{}, /query is required/],
+      [{ query: '' }, /query must be a string of at least 1/],
+      [{ query: '   ' }, /at least one word/],
+      [{ query: '-only -exclusions' }, /at least one word/],
+      [{ query: 'x', limit: 0 }, /limit must be an integer from 1 to 1000/],
+      [{ query: 'x', limit: 1001 }, /limit must be an integer from 1 to 1000/],
+      [{ query: 'x', limit: 2.5 }, /limit must be an integer/],
+      [{ query: 'x', filters: { colour: 'red' } }, /unknown field 'colour' in filters/],
+      [{ query: 'x', filters: { modified_after: 'yesterday' } }, /filters\.modified_after/],
+      [{ query: 'x', filters: { path: '[' } }, /filters\.path/],
+      [{ query: 'x', directory: 'relative/dir' }, /directory: must be an absolute path, got 'relative\/dir'/],
+      [{ query: 'x', mode: 'fuzzy' }, /mode must be one of "hybrid", "keyword", "semantic"/],
+      [{ query: 'x', page: 2 }, /unknown field 'page'/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await t.request('POST', '/api/search/', body);
+      expect(res.status, JSON.stringify(body)).to.equal(400);
+      expect(res.body).to.include({ success: false, code: 'invalid_request' });
+      expect(res.body.message, JSON.stringify(body)).to.match(message);
+    }
+    const odd = await search({ query: `it's a (test) & "unbalanced | ! : * <> \\ quote` });
+    expect(odd.results).to.be.an('array');
+  });
+});

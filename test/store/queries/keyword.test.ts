@@ -1,0 +1,217 @@
+/**
+ * The keyword statement against a real database (PGlite, and PostgreSQL with TEST_DATABASE_URL): BM25F scores
+ * equal the reference formula, the exact-name tier, filters inside the query, phrases and exclusions.
+ */
+import { expect } from 'chai';
+import { insertFiles, type FileRowInput } from '../../../bench/lib/keyword-db.js';
+import { bm25Score, type FieldValues } from '../../../src/store/queries/bm25.js';
+import type { CandidateFilters } from '../../../src/store/queries/filters.js';
+import {
+  buildCandidateConditions,
+  buildKeywordQuery,
+  DEFAULT_KEYWORD_RANKING,
+  executeKeywordQuery,
+  type KeywordHitRow,
+  type KeywordRankingSettings,
+} from '../../../src/store/queries/keyword.js';
+import { parseSearchQuery } from '../../../src/search/query-parser.js';
+import { SqlParams } from '../../../src/store/queries/params.js';
+import type { SqlDatabase } from '../../../src/store/sql.js';
+import { forEachEngine } from '../../helpers/engines.js';
+import { openKeywordTestDb } from './keyword-fixture.js';
+
+const f = (name: number, keywords: number, summary: number, content: number): FieldValues => ({ name, keywords, summary, content });
+
+async function search(
+  db: SqlDatabase,
+  text: string,
+  options: { limit?: number; filters?: CandidateFilters; settings?: KeywordRankingSettings; onlyIds?: number[] } = {},
+): Promise<KeywordHitRow[]> {
+  const stmt = buildKeywordQuery(parseSearchQuery(text), { limit: options.limit ?? 50, ...options });
+  return stmt ? executeKeywordQuery(db, stmt) : [];
+}
+
+function file(name: string, rest: Partial<FileRowInput> = {}, dir = '/docs'): FileRowInput {
+  const dot = name.lastIndexOf('.');
+  return { path: `${dir}/${name}`, filename: name, extension: dot > 0 ? name.slice(dot + 1).toLowerCase() : '', ...rest };
+}
+
+describe('buildKeywordQuery', () => {
+  it('answers null when there is nothing positive to look for', () => {
+    for (const text of ['', '   ', '-draft', '-"old copy"', '""']) {
+      expect(buildKeywordQuery(parseSearchQuery(text), { limit: 10 }), text).to.equal(null);
+    }
+  });
+
+  it('refuses settings and limits that cannot have been validated', () => {
+    const q = parseSearchQuery('x');
+    expect(() => buildKeywordQuery(q, { limit: 0 })).to.throw(/limit/);
+    expect(() => buildKeywordQuery(q, { limit: 5, settings: { ...DEFAULT_KEYWORD_RANKING, b: 2 } })).to.throw(/settings/);
+    const zero = { name: 0, keywords: 0, summary: 0, content: 0 };
+    expect(() => buildKeywordQuery(q, { limit: 5, settings: { ...DEFAULT_KEYWORD_RANKING, fieldWeights: zero } })).to.throw(/settings/);
+  });
+
+  it('never puts user text into the SQL, only into parameters', () => {
+    const stmt = buildKeywordQuery(parseSearchQuery(`x'); DROP TABLE files; -- "a b" -c`), { limit: 5 })!;
+    expect(stmt.text).to.not.include('DROP');
+    expect(stmt.params.some((p) => typeof p === 'string' && p.startsWith("x'); DROP TABLE files;"))).to.equal(true);
+  });
+});
+
+forEachEngine('keyword search', (engine) => {
+  let db: SqlDatabase;
+  let close: () => Promise<void>;
+  beforeEach(async () => {
+    ({ db, close } = await openKeywordTestDb(engine));
+  });
+  afterEach(() => close());
+
+  it('scores exactly as the BM25F reference on a hand-checkable corpus', async () => {
+    const [a, b, c] = await insertFiles(db, [
+      file('alpha.txt', { title: 'alpha beta', keywords: ['gamma'], summary: 'beta delta', content: 'alpha gamma gamma delta zeta' }),
+      file('kappa.md', { title: 'gamma', content: 'gamma kappa zeta zeta zeta beta' }),
+      file('omega.pdf', { content: 'delta delta delta delta' }),
+    ]);
+    // By hand (file-name words count as name): lengths name/keywords/summary/content
+    //   alpha.txt: alpha, txt, alpha, beta | gamma | beta, delta | alpha gamma gamma delta zeta
+    //   kappa.md:  kappa, md, gamma        | -     | -           | gamma kappa zeta zeta zeta beta
+    //   omega.pdf: omega, pdf              | -     | -           | delta ×4
+    const collection = {
+      documentCount: 3,
+      totalLengths: f(4 + 3 + 2, 1, 2, 5 + 6 + 4),
+      documentFrequency: new Map([
+        ['gamma', 2],
+        ['zeta', 2],
+      ]),
+    };
+    const docs = new Map([
+      [a!, { lengths: f(4, 1, 2, 5), termFrequencies: new Map([['gamma', f(0, 1, 0, 2)], ['zeta', f(0, 0, 0, 1)]]) }],
+      [b!, { lengths: f(3, 0, 0, 6), termFrequencies: new Map([['gamma', f(1, 0, 0, 1)], ['zeta', f(0, 0, 0, 3)]]) }],
+    ]);
+    for (const settings of [
+      { k1: 1.2, b: 0.75, queryTermFrequency: false, fieldWeights: f(2, 1, 0.5, 1) },
+      { k1: 0.9, b: 0.4, queryTermFrequency: true, fieldWeights: f(0, 0, 0, 1) },
+    ]) {
+      const rows = await search(db, 'gamma zeta zeta', { settings });
+      expect(rows.map((r) => r.id).sort()).to.deep.equal([a, b].sort());
+      for (const row of rows) {
+        const query = new Map([['gamma', 1], ['zeta', 2]]);
+        const expected = bm25Score(query, docs.get(row.id)!, collection, { ...settings, weights: settings.fieldWeights });
+        expect(row.score).to.be.closeTo(expected, 1e-6);
+        expect(row.tier).to.equal(0);
+      }
+    }
+    expect(c).to.be.a('number');
+  });
+
+  it('ranks an exact file-name match first, whole name before name without extension', async () => {
+    const ids = await insertFiles(db, [
+      file('annual report.pdf', { title: 'Report on reports', content: 'report report report reporting reports' }),
+      file('report.docx', { content: 'quarterly figures' }),
+      file('report.pdf', { content: 'nothing to see here' }),
+      file('Report.PDF.bak', { content: 'a backup' }),
+    ]);
+    const [annual, docx, pdf] = ids;
+    const byName = await search(db, 'report.pdf');
+    expect(byName[0]).to.include({ id: pdf, tier: 2 });
+    const byStem = await search(db, 'Report');
+    expect(byStem.slice(0, 2).map((r) => r.id).sort()).to.deep.equal([docx, pdf].sort());
+    expect(byStem.slice(0, 2).every((r) => r.tier === 1)).to.equal(true);
+    expect(byStem[2]).to.include({ id: annual, tier: 0 });
+    // a quoted name works too, and a name found only by its name scores 0 but is returned
+    expect((await search(db, '"REPORT.PDF"'))[0]).to.include({ id: pdf, tier: 2 });
+    expect((await search(db, 'report.docx'))[0]).to.include({ id: docx, tier: 2 });
+  });
+
+  it('applies filters inside the query: the one match is found however low it ranks', async () => {
+    const rows: FileRowInput[] = [];
+    for (let i = 0; i < 30; i++) rows.push(file(`zeta-${i}.txt`, { content: 'zeta '.repeat(5 + i), size: 100 + i, modified: `2024-01-${String(i + 1).padStart(2, '0')}T00:00:00Z` }, '/docs/a'));
+    rows.push(file('weak.md', { content: 'zeta and many other words that make this file long and weak', keywords: ['Budget', 'plan'], size: 5, modified: '2023-05-01T00:00:00Z' }, '/docs/ab'));
+    const ids = await insertFiles(db, rows);
+    const weak = ids[30];
+    expect((await search(db, 'zeta', { limit: 1 }))[0]!.id).to.not.equal(weak);
+    const only = async (filters: CandidateFilters): Promise<number[]> => (await search(db, 'zeta', { limit: 1, filters })).map((r) => r.id);
+    expect(await only({ extensions: ['md'] })).to.deep.equal([weak]);
+    expect(await only({ directory: '/docs/ab' })).to.deep.equal([weak]);
+    expect(await only({ pathGlob: '*.MD' })).to.deep.equal([weak]);
+    expect(await only({ pathGlob: 'ab/*' })).to.deep.equal([weak]);
+    expect(await only({ keywords: ['budget'] })).to.deep.equal([weak]);
+    expect(await only({ sizeMax: 10 })).to.deep.equal([weak]);
+    expect(await only({ modifiedBefore: '2023-12-31' })).to.deep.equal([weak]);
+    // the directory scope stops at a path boundary: /docs/a does not contain /docs/ab/weak.md
+    const inA = await search(db, 'zeta', { limit: 100, filters: { directory: '/docs/a' } });
+    expect(inA).to.have.length(30);
+    expect(inA.map((r) => r.id)).to.not.include(weak);
+    const range = await search(db, 'zeta', { limit: 100, filters: { modifiedAfter: '2024-01-10', modifiedBefore: '2024-01-12T00:00:00Z', sizeMin: 110 } });
+    expect(range.map((r) => r.id).sort((x, y) => x - y)).to.deep.equal([ids[10], ids[11]]);
+  });
+
+  it('keeps only files containing every quoted phrase, in any field or segment', async () => {
+    const far = `${'filler '.repeat(4000)} heart failure here`;
+    const [adjacent, apart, title, long] = await insertFiles(db, [
+      file('a.txt', { content: 'patients with heart failure were treated' }),
+      file('b.txt', { content: 'failure of the heart muscle; heart and failure' }),
+      file('c.txt', { title: 'Heart failure', content: 'unrelated' }),
+      file('d.txt', { content: far }),
+    ]);
+    const rows = await search(db, '"heart failure"');
+    expect(rows.map((r) => r.id).sort()).to.deep.equal([adjacent, title, long].sort());
+    expect(rows.map((r) => r.id)).to.not.include(apart);
+    // two phrases: both required
+    expect((await search(db, '"heart failure" "were treated"')).map((r) => r.id)).to.deep.equal([adjacent]);
+    // a phrase of stop words only constrains nothing
+    expect((await search(db, 'heart "of the"')).length).to.equal(4);
+  });
+
+  it('leaves out files with an excluded word or phrase, wherever it occurs', async () => {
+    const [plain, draftInContent, draftKeyword, oldCopy] = await insertFiles(db, [
+      file('budget.txt', { content: 'budget for 2024' }),
+      file('budget-2.txt', { content: 'budget drafts for 2024' }),
+      file('budget-3.txt', { content: 'budget 2024', keywords: ['draft'] }),
+      file('budget-4.txt', { content: 'budget: the old copy' }),
+    ]);
+    expect((await search(db, 'budget -draft')).map((r) => r.id).sort()).to.deep.equal([plain, oldCopy].sort());
+    expect((await search(db, 'budget -"old copy" -draft')).map((r) => r.id)).to.deep.equal([plain]);
+    expect((await search(db, 'budget -"copy old"')).map((r) => r.id).sort()).to.deep.equal([plain, draftInContent, draftKeyword, oldCopy].sort());
+    // an excluded stop word excludes nothing
+    expect((await search(db, 'budget -the')).length).to.equal(4);
+  });
+
+  it('shares its phrase and exclusion conditions with other queries (the semantic side)', async () => {
+    const [yes, no] = await insertFiles(db, [file('x.txt', { content: 'heart failure' }), file('y.txt', { content: 'heart failure draft' })]);
+    const params = new SqlParams();
+    const conditions = buildCandidateConditions(parseSearchQuery('"heart failure" -draft'), { extensions: ['txt'] }, params, 'f');
+    const { rows } = await db.query<{ id: number }>(`SELECT f.id FROM files f WHERE ${conditions.join(' AND ')} ORDER BY f.id`, params.values);
+    expect(rows.map((r) => r.id)).to.deep.equal([yes]);
+    expect(no).to.be.a('number');
+  });
+
+  it('scores only the given files with onlyIds, with the same scores', async () => {
+    const ids = await insertFiles(db, [1, 2, 3, 4].map((i) => file(`n${i}.txt`, { content: `nu ${'xi '.repeat(i)}` })));
+    const all = await search(db, 'nu xi');
+    const some = await search(db, 'nu xi', { onlyIds: [ids[1]!, ids[3]!] });
+    expect(some.map((r) => r.id).sort()).to.deep.equal([ids[1], ids[3]].sort());
+    for (const r of some) expect(r.score).to.be.closeTo(all.find((x) => x.id === r.id)!.score, 1e-9);
+  });
+
+  it('finds a failed file (no text) by its name', async () => {
+    const [failed] = await insertFiles(db, [file('scan-2019.pdf', { status: 'failed' }), file('other.txt', { content: 'scan' })]);
+    expect((await search(db, 'scan-2019.pdf'))[0]).to.include({ id: failed, tier: 2 });
+    expect((await search(db, 'scan 2019')).map((r) => r.id)).to.include(failed);
+  });
+
+  it('never fails on odd input', async () => {
+    await insertFiles(db, [file('odd.txt', { content: "o'brien a&b c|d (e) it's 100% <tag> \\path" })]);
+    const inputs = [
+      "'", '\\', '"', '""""', 'a&b|c', '!!', '!', ':*', 'x:*', '(', ')', '(a | b) & !c', '<->', '<1>', "''''", '--x', '-', '- -',
+      'x\u0000y', '日本語のテキスト', '😀 emoji', 'a'.repeat(3000), '%_', '$1 $2', "'; DROP TABLE files; --", 'o\'brien', '100%', '<tag>',
+      '"unbalanced', '-"', '-"a', '*', '?', '[a-z]', '{}', '\\\\', '\u202e\u200b', 'NULL', 'null::tsquery',
+    ];
+    for (const text of inputs) {
+      await search(db, text, { filters: { pathGlob: '*.txt', keywords: ["it's"] } });
+      await search(db, text);
+    }
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM files')).rows[0]!.n).to.equal(1);
+    expect((await search(db, "o'brien"))[0]).to.be.an('object');
+  });
+});

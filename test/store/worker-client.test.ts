@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import { WorkerStoreClient, StoreUnavailableError } from '../../src/store/worker-client.js';
+import { createLogger } from '../../src/logger.js';
+import { eventually, expectRejection } from '../helpers/assert.js';
+
+describe('WorkerStoreClient', () => {
+  let client: WorkerStoreClient | null = null;
+  afterEach(async () => {
+    await client?.close();
+    client = null;
+  });
+
+  it('runs the store in a worker thread and mirrors its repositories', async () => {
+    client = await WorkerStoreClient.start({ dataDir: null }, createLogger('silent'));
+    expect(client.worker?.threadId).to.be.a('number').and.not.equal(0);
+    const ping = await client.api.health.ping();
+    expect(ping.schemaVersion).to.be.greaterThan(0);
+    await client.api.config.save({ k: { a: 1 } });
+    expect(await client.api.config.load('k')).to.deep.equal({ k: { a: 1 } });
+  });
+
+  it('fails calls in flight when the worker dies, then restarts it', async () => {
+    client = await WorkerStoreClient.start({ dataDir: null }, createLogger('silent'));
+    const first = client.worker!;
+    const inFlight = client.api.health.ping();
+    await first.terminate();
+    // The call either finished before the thread died, or fails with a clear error: it never hangs.
+    await inFlight.then(
+      () => undefined,
+      (err: unknown) => expect(err).to.be.instanceOf(StoreUnavailableError),
+    );
+    await eventually(() => client!.worker && client!.worker !== first, 25_000);
+    expect(client.restarts).to.equal(1);
+    const ping = await client.api.health.ping();
+    expect(ping.schemaVersion).to.be.greaterThan(0);
+  });
+
+  it('refuses calls after close', async () => {
+    const closing = await WorkerStoreClient.start({ dataDir: null }, createLogger('silent'));
+    await closing.close();
+    await expectRejection(closing.api.health.ping(), StoreUnavailableError);
+  });
+});

@@ -1,5 +1,4 @@
-import type { FilterChange } from '../filters/filter-editor.js';
-import type { FilterMode } from '../filters/schema.js';
+import type { FilterChange, FilterMode } from '../filters/schema.js';
 import type { QueueItem, QueueRemovalCause, QueueStatus } from '../actors/queue/types.js';
 import type { RuleEvaluation } from '../actors/scheduler/evaluate.js';
 import type { WatchJob } from '../store/repositories/jobs.repository.js';

@@ -8,7 +8,7 @@ import { addPattern, applyConfigUpdate, MODE_LIST_FIELDS, removePattern, sameAct
 import type { FilterConfigFailure, PatternChange, PatternChangeResult } from './config.js';
 import { defaultFilterConfig } from './defaults.js';
 import type { FilterService } from './filter.service.js';
-import type { FilterConfig, FilterConfigUpdate } from './schema.js';
+import type { FilterChange, FilterConfig, FilterConfigUpdate } from './schema.js';
 
 /** What bringing the index in line with the configuration did (indexing/filter-run.ts does it). */
 export interface ApplyOutcome {
@@ -28,22 +28,6 @@ export interface FilterApplier {
 /** Whether a change is applied to the index at once (the API's `apply_immediately`, default true). */
 export interface EditOptions {
   apply: boolean;
-}
-
-/**
- * What one change did, as the API answers it and `filters_changed` publishes it (both in the API's names).
- */
-export interface FilterChange {
-  /** What changed: 'mode' and/or per-mode list fields ([] when nothing did, and for an apply alone). */
-  changed: string[];
-  /** The index was brought in line with the configuration by this change. */
-  applied: boolean;
-  /** Files that left the index (already gone when the change returns). */
-  removed: number;
-  /** Files in watched folders queued for indexing by run `run_id`. */
-  queued: number;
-  run_id: string | null;
-  config: FilterConfig;
 }
 
 export interface EditResult extends FilterChange {

@@ -64,3 +64,17 @@ export const FilterConfigUpdateSchema = Type.Object(
   { additionalProperties: false },
 );
 export type FilterConfigUpdate = Static<typeof FilterConfigUpdateSchema>;
+
+/** What one change did, as the API answers it and `filters_changed` publishes it. */
+export const FilterChangeSchema = Type.Object(
+  {
+    changed: Type.Array(Type.String(), { description: "What changed: 'mode' and/or per-mode list fields ([] when nothing did, and for an apply alone)" }),
+    applied: Type.Boolean({ description: 'The index was brought in line with the configuration by this change' }),
+    removed: Type.Integer({ minimum: 0, description: 'Files that left the index (already gone when the answer arrives)' }),
+    queued: Type.Integer({ minimum: 0, description: 'Files in watched folders queued for indexing by run `run_id`' }),
+    run_id: Type.Union([Type.String(), Type.Null()]),
+    config: FilterConfigSchema,
+  },
+  { additionalProperties: false },
+);
+export type FilterChange = Static<typeof FilterChangeSchema>;

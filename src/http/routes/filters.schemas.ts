@@ -3,7 +3,6 @@
  * (filters/schema.ts). Request bodies refuse unknown fields, so a misspelt one is a 400, never ignored.
  */
 import Type, { type Static } from 'typebox';
-import type { FilterChange } from '../../filters/filter-editor.js';
 import type { FilterDecision } from '../../filters/matcher.js';
 import { MAX_PATTERN_LENGTH } from '../../filters/pattern.js';
 import {
@@ -11,6 +10,7 @@ import {
   FilterConfigUpdateSchema,
   FilterModeSchema,
   PatternListNameSchema,
+  type FilterChange,
 } from '../../filters/schema.js';
 
 const ApplyImmediately = Type.Optional(

@@ -29,7 +29,7 @@ import { checkSciFact, loadDocs, loadQueries } from './lib/scifact.js';
 import { choiceOption, listOption, nonNegativeInt, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { markdownTable, summarize, type LatencySummary } from './lib/search-bench.js';
 import { writeSyntheticTree } from './lib/synthetic.js';
-import { ladder, type StallFigure } from './lib/ladder.js';
+import { ladder, stallRun, type LadderOptions, type StallFigure } from './lib/ladder.js';
 
 const MODES = ['hybrid', 'keyword', 'semantic'] as const;
 type Mode = (typeof MODES)[number];
@@ -78,6 +78,7 @@ interface LatencyRow {
 
 interface StallRow {
   engine: Engine;
+  /** Files in the index when the bulk run started. */
   rung: number;
   stall: StallFigure;
 }
@@ -211,14 +212,15 @@ async function sciFactPart(engine: Engine, filesDir: string, options: Options, o
  * clients in every mode. A 1-client row is compared with the smallest rung's, a many-client row with the 1-client
  * row of its rung.
  */
-async function ladderPart(engine: Engine, tree: string, args: { rungs: number[]; cacheDir: string; rebuild: boolean }, options: Options, out: Results): Promise<void> {
+async function ladderPart(engine: Engine, tree: string, args: LadderArgs, options: Options, out: Results): Promise<void> {
+  const ladderOptions: LadderOptions = { engine, rungs: args.rungs, tree, cacheDir: args.cacheDir, pgUrl: options.pgUrl, queries: options.queries, rebuild: args.rebuild, build: args.build };
   const rungs = ladder(
-    { engine, rungs: args.rungs, tree, cacheDir: args.cacheDir, pgUrl: options.pgUrl, queries: options.queries, rebuild: args.rebuild },
+    ladderOptions,
     (line) => console.log(line),
   );
   for await (const rung of rungs) {
     const { bench, files } = rung;
-    if (rung.stall) out.stalls.push({ engine, rung: files, stall: rung.stall });
+    if (rung.stall) out.stalls.push({ engine, rung: files - rung.stall.files, stall: rung.stall });
     console.log(`[${engine}] ${files} files; embedder ${await embedderLabel(bench)}; database ${mb(await bench.databaseBytes())}`);
     const single = await singleClientRows(bench, engine, files, options.queries, options.modes);
     for (const r of single) {
@@ -236,6 +238,19 @@ async function ladderPart(engine: Engine, tree: string, args: { rungs: number[];
       out.latency.push(many);
     }
   }
+  if (args.build === 'direct' && args.stallFolders > 0) {
+    const { rung, stall } = await stallRun(ladderOptions, args.stallFolders, (line) => console.log(line));
+    out.stalls.push({ engine, rung, stall });
+  }
+}
+
+interface LadderArgs {
+  rungs: number[];
+  cacheDir: string;
+  rebuild: boolean;
+  build: 'direct' | 'api';
+  /** Folders (1,000 files each) of the stall run on top of the largest rung (direct builds). */
+  stallFolders: number;
 }
 
 function mb(bytes: number): string {
@@ -337,7 +352,7 @@ function scalingTable(rows: readonly LatencyRow[], clients: number): string {
 
 function stallTable(rows: readonly StallRow[]): string {
   return markdownTable(
-    ['engine', 'rung built', 'files indexed', 'indexing s', 'upkeep after s', 'probe searches', 'p50 ms', 'p99 ms', 'slowest ms', 'longest upkeep slice ms', 'target slowest ≤ 1,000'],
+    ['engine', 'files at start', 'files indexed', 'indexing s', 'upkeep after s', 'probe searches', 'p50 ms', 'p99 ms', 'slowest ms', 'longest upkeep slice ms', 'target slowest ≤ 1,000'],
     rows.map((r) => [
       r.engine,
       String(r.rung),
@@ -379,7 +394,9 @@ const CLI = {
     'skip-ladder': { type: 'boolean', description: 'only SciFact' },
     ladder: { type: 'string', value: 'N,N,…', default: DEFAULT_RUNGS.join(','), description: 'rung sizes (files, multiples of 1,000)' },
     cache: { type: 'string', value: 'DIR', description: `generated files and built indexes, reused by later runs (default ${path.join(tmpdir(), 'filesift-bench-ladder')})` },
-    rebuild: { type: 'boolean', description: 'build every rung again (and measure the stall) even when cached' },
+    rebuild: { type: 'boolean', description: 'build every rung again even when cached' },
+    build: { type: 'string', value: 'direct|api', default: 'direct', description: 'fill rungs in bulk (minutes), or every file through the API with the probe searching (hours at 100k)' },
+    'stall-files': { type: 'string', value: 'N', default: '5000', description: 'files indexed through the API on top of the largest rung while the probe searches (direct builds; 0: none)' },
     modes: { type: 'string', value: 'hybrid,keyword,semantic', default: MODES.join(','), description: 'search modes to time' },
     queries: { type: 'string', value: 'N', description: 'SciFact test queries a pass (default all 300)' },
     clients: { type: 'string', value: 'N', default: '8', description: 'concurrent clients of the concurrent passes' },
@@ -406,6 +423,8 @@ async function main(): Promise<void> {
     rungs: values['skip-ladder'] ? [] : rungList(values.ladder),
     cacheDir: path.resolve(values.cache ?? path.join(tmpdir(), 'filesift-bench-ladder')),
     rebuild: values.rebuild,
+    build: choiceOption('build', values.build, ['direct', 'api']),
+    stallFolders: Math.ceil(nonNegativeInt('stall-files', values['stall-files']) / 1000),
     skipSciFact: values['skip-scifact'],
     modes: listOption('modes', values.modes, MODES),
     queries: positiveInt('queries', values.queries, undefined),
@@ -441,7 +460,7 @@ async function main(): Promise<void> {
   if (!skipSciFact) for (const engine of chosen) await sciFactPart(engine, data.files, options, out);
   if (rungs.length > 0) {
     const t1 = performance.now();
-    const tree = await writeSyntheticTree(path.join(args.cacheDir, 'tree'), loadDocs().map((d) => d.text), rungs[rungs.length - 1]!);
+    const tree = await writeSyntheticTree(path.join(args.cacheDir, 'tree'), loadDocs().map((d) => d.text), rungs[rungs.length - 1]! + args.stallFolders * 1000);
     console.log(`\n${tree.written ? 'wrote' : 'reusing'} ${tree.count} synthetic files under ${tree.files} (${((performance.now() - t1) / 1000).toFixed(0)} s)`);
     for (const engine of chosen) await ladderPart(engine, path.dirname(tree.files), args, options, out);
   }
@@ -454,10 +473,10 @@ async function main(): Promise<void> {
     console.log(scalingTable(out.latency, options.clients));
   }
   if (out.stalls.length > 0) {
-    console.log(`\nSearches while a rung was built (bulk indexing through the API, then its upkeep until idle; a probe client searching hybrid without pause):\n`);
+    console.log(`\nSearches during a bulk run through the API (on top of the rung named; then its upkeep until idle) from a probe client searching hybrid one query after another:\n`);
     console.log(stallTable(out.stalls));
   } else if (rungs.length > 0) {
-    console.log('\nEvery rung came from the cache: no stall figure (--rebuild measures it).');
+    console.log('\nNo stall figure: --stall-files 0, or an API build taken from the cache (--rebuild measures it).');
   }
   if (out.indexing.length > 0) {
     console.log(`\nIndexing runs of the SciFact part (POST /api/index/directory until index_run_completed; database size = tables and indexes, PGlite WAL not counted):\n`);

@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { migrationsDir } from '../../src/paths.js';
 import { indexDirectory, search, startBenchService, type BenchService } from './bench-service.js';
+import { bulkLoad } from './bulk-load.js';
 import { summarize, type LatencySummary } from './search-bench.js';
 
 export type Engine = 'pglite' | 'postgres';
@@ -30,6 +31,11 @@ export interface LadderOptions {
   queries: readonly string[];
   /** Build every rung again even when cached. */
   rebuild: boolean;
+  /**
+   * How rungs are filled: 'direct' (bulk-load.ts: rows, vectors and blocks written in bulk; minutes) or 'api' (every
+   * file through POST /api/index/directory, the probe searching meanwhile; an hour or more for 100k on PGlite).
+   */
+  build: 'direct' | 'api';
 }
 
 export interface StallFigure {
@@ -57,9 +63,9 @@ export interface Rung {
 
 const FOLDER_FILES = 1000;
 
-/** The key of a built index: the schema's migrations, the embedder and the seed of the tree. */
-async function ladderKey(seed: number): Promise<string> {
-  const hash = createHash('sha256');
+/** The key of a built index: how it was filled, the schema's migrations, the embedder and the seed of the tree. */
+async function ladderKey(seed: number, build: LadderOptions['build']): Promise<string> {
+  const hash = createHash('sha256').update(build);
   for (const name of (await readdir(migrationsDir)).sort()) hash.update(name).update(await readFile(path.join(migrationsDir, name)));
   hash.update(process.env.FILESIFT_MODEL_DIR ?? 'built-in embedder').update(String(seed));
   return hash.digest('hex').slice(0, 10);
@@ -149,13 +155,88 @@ function probe(bench: BenchService, queries: readonly string[]): { stop(): Promi
   };
 }
 
+/** The .txt files of folders [from, to) of the tree, in order. */
+async function filesOf(tree: string, from: number, to: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let k = from; k < to; k++) {
+    const dir = path.join(tree, 'files', String(k));
+    const names = (await readdir(dir)).filter((n) => n.endsWith('.txt')).sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
+    out.push(...names.map((n) => path.join(dir, n)));
+  }
+  return out;
+}
+
+/** The URL of database `name` on the ladder's server. */
+async function databaseUrl(options: LadderOptions, name: string): Promise<string> {
+  if (!(await databaseExists(options.pgUrl, name))) await admin(options.pgUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(options.pgUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * Indexes folders [from, to) through the API, one run a folder, while a probe client searches; then waits for the
+ * upkeep after the runs. Answers what the probe saw.
+ */
+async function bulkRun(bench: BenchService, options: LadderOptions, from: number, to: number, log: (line: string) => void): Promise<StallFigure> {
+  // The first search starts the query embedder's thread (seconds): a start-up cost, not a stall of the bulk run.
+  await search(bench, { query: options.queries[0]!, mode: 'hybrid' });
+  const watch = probe(bench, options.queries);
+  const t0 = performance.now();
+  let indexed = 0;
+  for (let k = from; k < to; k++) {
+    const run = await indexDirectory(bench, path.join(options.tree, 'files', String(k)), false);
+    indexed += run.indexed;
+    if ((k + 1 - from) % 10 === 0) log(`  … ${(k + 1 - from) * FOLDER_FILES} files (${(indexed / ((performance.now() - t0) / 1000)).toFixed(0)} files/s)`);
+  }
+  const t1 = performance.now();
+  await bench.service.upkeep.idle();
+  const t2 = performance.now();
+  const samples = await watch.stop();
+  const stall: StallFigure = {
+    searches: samples.length,
+    summary: summarize(samples.map((x) => x.ms)),
+    slowestMs: Math.max(...samples.map((x) => x.ms)),
+    indexSeconds: (t1 - t0) / 1000,
+    upkeepSeconds: (t2 - t1) / 1000,
+    longestSliceMs: bench.service.upkeep.state.longestSliceMs,
+    files: indexed,
+  };
+  log(`  ${indexed} files in ${stall.indexSeconds.toFixed(0)} s + upkeep ${stall.upkeepSeconds.toFixed(1)} s; ${samples.length} probe searches; ` +
+    `slowest (client ms / server ms @ s): ` +
+    [...samples].sort((a, b) => b.ms - a.ms).slice(0, 4).map((x) => `${x.ms.toFixed(0)}/${x.serverMs.toFixed(0)} @${x.atSeconds.toFixed(0)}`).join(', '));
+  return stall;
+}
+
+/**
+ * The stall figure on top of the largest rung (built directly): a copy of it, then `folders` more folders through
+ * the API with the probe searching, and the copy dropped.
+ */
+export async function stallRun(options: LadderOptions, folders: number, log: (line: string) => void): Promise<{ rung: number; stall: StallFigure }> {
+  const key = await ladderKey(42, options.build);
+  const largest = options.rungs[options.rungs.length - 1]!;
+  const source = rungPlace(options, key, largest);
+  const copy = rungPlace(options, key, largest + folders * FOLDER_FILES);
+  const place = { ...copy, dataDir: `${copy.dataDir}-stall`, database: `${copy.database}_stall`, marker: `${copy.marker}-stall` };
+  await seedFrom(options, source, place);
+  const bench = await open(options, place);
+  try {
+    log(`[${options.engine}] stall run: ${folders * FOLDER_FILES} files through the API on top of ${largest} (probe searching meanwhile)`);
+    return { rung: largest, stall: await bulkRun(bench, options, largest / FOLDER_FILES, largest / FOLDER_FILES + folders, log) };
+  } finally {
+    await bench.close();
+    if (options.engine === 'pglite') await rm(place.dataDir, { recursive: true, force: true });
+    else await admin(options.pgUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${place.database} WITH (FORCE)`));
+  }
+}
+
 /**
  * Yields each rung open and ready to measure (the caller measures, then calls `next` which closes it): built now
  * (with its stall figure) or taken from the cache.
  */
 export async function* ladder(options: LadderOptions, log: (line: string) => void): AsyncGenerator<Rung> {
   await mkdir(options.cacheDir, { recursive: true });
-  const key = await ladderKey(42);
+  const key = await ladderKey(42, options.build);
   let below: { files: number; place: ReturnType<typeof rungPlace> } | null = null;
   for (const files of options.rungs) {
     if (files % FOLDER_FILES !== 0) throw new Error(`rung ${files} is not a multiple of ${FOLDER_FILES}`);
@@ -167,36 +248,19 @@ export async function* ladder(options: LadderOptions, log: (line: string) => voi
       bench = await open(options, place);
     } else {
       await seedFrom(options, below?.place ?? null, place);
-      bench = await open(options, place);
       const first = (below?.files ?? 0) / FOLDER_FILES;
-      log(`[${options.engine}] ${files} files: indexing folders ${first}–${files / FOLDER_FILES - 1} on top of ${below?.files ?? 0} (probe searching meanwhile)`);
-      // The first search starts the query embedder's thread (seconds): a start-up cost, not a stall of the bulk run.
-      await search(bench, { query: options.queries[0]!, mode: 'hybrid' });
-      const watch = probe(bench, options.queries);
-      const t0 = performance.now();
-      let indexed = 0;
-      for (let k = first; k < files / FOLDER_FILES; k++) {
-        const run = await indexDirectory(bench, path.join(options.tree, 'files', String(k)), false);
-        indexed += run.indexed;
-        if ((k + 1) % 10 === 0) log(`  … ${(k + 1) * FOLDER_FILES} files (${(indexed / ((performance.now() - t0) / 1000)).toFixed(0)} files/s)`);
+      if (options.build === 'direct') {
+        log(`[${options.engine}] ${files} files: loading folders ${first}–${files / FOLDER_FILES - 1} in bulk on top of ${below?.files ?? 0}`);
+        const paths = await filesOf(options.tree, first, files / FOLDER_FILES);
+        const took = await bulkLoad({ dataDir: place.dataDir, ...(options.engine === 'postgres' ? { pgUrl: await databaseUrl(options, place.database) } : {}) }, paths, log);
+        log(`  loaded in ${took.load.toFixed(0)} s, vector index ${took.vectorIndex.toFixed(0)} s, sealed and analyzed ${took.seal.toFixed(0)} s`);
+        bench = await open(options, place);
+      } else {
+        bench = await open(options, place);
+        log(`[${options.engine}] ${files} files: indexing folders ${first}–${files / FOLDER_FILES - 1} on top of ${below?.files ?? 0} (probe searching meanwhile)`);
+        stall = await bulkRun(bench, options, first, files / FOLDER_FILES, log);
       }
-      const t1 = performance.now();
-      await bench.service.upkeep.idle();
-      const t2 = performance.now();
-      const samples = await watch.stop();
-      stall = {
-        searches: samples.length,
-        summary: summarize(samples.map((x) => x.ms)),
-        slowestMs: Math.max(...samples.map((x) => x.ms)),
-        indexSeconds: (t1 - t0) / 1000,
-        upkeepSeconds: (t2 - t1) / 1000,
-        longestSliceMs: bench.service.upkeep.state.longestSliceMs,
-        files: indexed,
-      };
-      log(`  built: ${indexed} files in ${stall.indexSeconds.toFixed(0)} s + upkeep ${stall.upkeepSeconds.toFixed(1)} s; ` +
-        `${samples.length} probe searches; slowest (client ms / server ms @ s): ` +
-        [...samples].sort((a, b) => b.ms - a.ms).slice(0, 4).map((x) => `${x.ms.toFixed(0)}/${x.serverMs.toFixed(0)} @${x.atSeconds.toFixed(0)}`).join(', '));
-      await writeFile(place.marker, JSON.stringify({ files, key, builtAt: new Date().toISOString() }));
+      await writeFile(place.marker, JSON.stringify({ files, key, build: options.build, builtAt: new Date().toISOString() }));
     }
     yield { engine: options.engine, files, stall, bench };
     await bench.close();

@@ -11,6 +11,8 @@ import type { KnownFile } from '../store/repositories/files.types.js';
 import type { StoreApi } from '../store/store.js';
 import type { FileOutcome, IndexRun } from './run.js';
 
+/** Share of indexing.file_timeout_seconds the parse stage may spend extracting before it keeps what it has. */
+const PARSE_TIME_SHARE = 0.5;
 /** Characters the local analyzer reads at most (summaries and keywords come from the start of huge texts). */
 const ANALYZE_MAX_INPUT_CHARS = 100_000;
 
@@ -44,11 +46,11 @@ export function wholeMs(mtimeMs: number): number {
 
 /**
  * True when a file needs no work: same size and mtime as when it was processed, and processed with the
- * current model (a failed file is not retried until it changes, or a forced run).
+ * current model (a failed or content-excluded file is not read again until it changes, or a forced run).
  */
 export function looksUnchanged(known: KnownFile, size: number, mtimeMs: number, model: string | null): boolean {
   if (!sameFacts(known, size, mtimeMs)) return false;
-  return known.status === 'failed' || known.embeddingModel === (model ?? '');
+  return known.status !== 'indexed' || known.embeddingModel === (model ?? '');
 }
 
 /** Same size and mtime as when the file was processed: its content is taken to be unchanged. */
@@ -198,12 +200,21 @@ export class Indexer {
     const timing: RunOptions = { timeoutMs: settings.indexing.file_timeout_seconds * 1000, signal: run.signal };
     run.fileEvent('file_parsing', { path: filePath });
     const prepared = await this.deps.pool.prepare(
-      { path: filePath, parse: { maxFileBytes: Math.round(settings.indexing.max_file_size_mb * 1024 * 1024), maxTextChars: settings.indexing.max_text_chars } },
+      {
+        path: filePath,
+        parse: {
+          maxFileBytes: Math.round(settings.indexing.max_file_size_mb * 1024 * 1024),
+          maxTextChars: settings.indexing.max_text_chars,
+          // Half the file timeout: a document too slow to read whole ends with what was read, not with nothing.
+          timeBudgetMs: settings.indexing.file_timeout_seconds * 1000 * PARSE_TIME_SHARE,
+        },
+      },
       timing,
     );
     if (!prepared.ok) return this.#fail(filePath, run, facts, mtimeMs, prepared.code, prepared.reason);
     if (!prepared.value.ok) {
       const failure = prepared.value;
+      if (failure.code === 'contains_secret') return this.#exclude(filePath, run, failure.facts ?? facts, mtimeMs, failure.code, failure.reason);
       return this.#fail(filePath, run, failure.facts ?? facts, mtimeMs, failure.code, failure.reason);
     }
     const doc = prepared.value.doc;
@@ -365,6 +376,20 @@ export class Indexer {
   #skip(run: IndexRun, filePath: string, reason: 'unchanged' | 'content_unchanged'): FileOutcome {
     run.record('skipped');
     run.fileEvent('file_skipped', { path: filePath, reason });
+    return { status: 'skipped' };
+  }
+
+  /**
+   * The content check keeps the file out of the index (it holds a key or a token): any earlier record of it
+   * leaves, and the reason is kept for /api/filters/test (and so that an unchanged file is not read again).
+   */
+  async #exclude(filePath: string, run: IndexRun, facts: FileFacts, mtimeMs: number, code: string, reason: string): Promise<FileOutcome> {
+    if (run.signal.aborted) return { status: 'skipped' };
+    const wasIndexed = await this.deps.store.files.saveExcluded({ facts, mtimeMs, jobId: this.deps.jobFor(filePath), code, reason });
+    if (wasIndexed) run.fileEvent('file_removed', { path: filePath, reason: 'excluded' });
+    run.record('skipped');
+    run.fileEvent('file_skipped', { path: filePath, reason: 'contains_secret', detail: reason });
+    this.deps.logger.warn({ path: filePath }, `kept out of the index: ${reason}`);
     return { status: 'skipped' };
   }
 

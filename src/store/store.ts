@@ -38,7 +38,7 @@ const METHODS = {
   config: { load: true, save: true, remove: true },
   jobs: { countActive: true, list: true, get: true, create: true, remove: true, setLastScan: true },
   files: {
-    known: true, knownUnder: true, saveIndexed: true, saveFailed: true, touch: true, findByHash: true, saveCopy: true,
+    known: true, knownUnder: true, saveIndexed: true, saveFailed: true, saveExcluded: true, excluded: true, touch: true, findByHash: true, saveCopy: true,
     move: true, removePaths: true, removeUnder: true, listPaths: true, get: true, stats: true, ensureVectorIndex: true,
   },
   embeddings: { stale: true, countStale: true, countByModel: true, chunkSummary: true, source: true, replace: true, copy: true },

@@ -5,7 +5,7 @@
  * item is judged again when it runs: a file that is excluded by now leaves the index, one that is back on
  * disk is indexed instead of deleted, and one no watch job covers any more is left alone.
  */
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProcessOutcome, QueueProcessor, StoredQueueItem } from './types.js';
 import type { EventBus } from '../../events/bus.js';
@@ -157,9 +157,10 @@ export class IndexingProcessor implements QueueProcessor {
   }
 }
 
+/** A regular file, not followed through a link (a link is never indexed: lib/no-follow.ts). */
 async function isFile(filePath: string): Promise<boolean> {
   try {
-    return (await stat(filePath)).isFile();
+    return (await lstat(filePath)).isFile();
   } catch {
     return false;
   }

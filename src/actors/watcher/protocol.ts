@@ -84,9 +84,16 @@ export interface WatcherBatch {
   events: WatcherEvent[];
 }
 
+export interface WatchOptions {
+  /** Report files that changed since the watch started (a restarted watcher thread may have missed them). */
+  catchUp?: boolean;
+  /** Report files that changed at or after this time (ms since the epoch; e.g. when the service started). */
+  catchUpSince?: number;
+}
+
 export interface WatcherWorkerApi {
   /** Starts watching; resolves once the watcher is ready (every later change is reported). */
-  watch(spec: WatchSpec, options?: { catchUp?: boolean }): Promise<JobWatchState>;
+  watch(spec: WatchSpec, options?: WatchOptions): Promise<JobWatchState>;
   unwatch(jobId: number): Promise<void>;
   /** New filter configuration: applied to new events at once, and every watch is renewed to match it. */
   setFilters(filters: FilterConfig): Promise<void>;

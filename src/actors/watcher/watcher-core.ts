@@ -2,6 +2,8 @@
  * The watcher actor's implementation (it runs in workers/watcher.worker.ts; tests also run it in-process).
  * One chokidar instance per watched directory. It filters and forwards; the queue decides:
  * - `ignored` prunes excluded folders (never watched, never read) and our own data directory;
+ * - symbolic links are never followed (lib/no-follow.ts): chokidar does not descend into them, and their `add`
+ *   events are dropped;
  * - file events are checked against the filters and the job's file_pattern again (chokidar asks `ignored`
  *   without stats in places, so a file cannot always be told from a folder there);
  * - unlink + add of the same file identity become a `move` (move-pairer.ts), using a stat cache filled from
@@ -17,7 +19,7 @@ import { compileFilePattern, compileFilter, type FilePatternMatcher, type Filter
 import { relativeToRoot } from '../../filters/paths.js';
 import type { FilterConfig } from '../../filters/schema.js';
 import { MovePairer, type FileIdentity, type PairedEvent } from './move-pairer.js';
-import type { JobWatchState, WatcherEvent, WatcherTuning, WatchMode, WatchSpec } from './protocol.js';
+import type { JobWatchState, WatcherEvent, WatcherTuning, WatchMode, WatchOptions, WatchSpec } from './protocol.js';
 import { isWithin, OwnDataDir } from '../../lib/paths.js';
 
 /** Error codes that mean "the OS will not give us more native watches". */
@@ -29,9 +31,12 @@ interface Instance {
   watcher: FSWatcher;
   mode: WatchMode;
   ready: boolean;
-  startedAt: number;
-  /** Report files changed around the start (a replacement watcher: the old one may have missed them). */
-  catchUp: boolean;
+  /**
+   * Files seen by chokidar's initial scan that changed at or after this time (ms) are reported: a replacement
+   * watcher (the old one may have missed them), or the first watch after a restart (changed since the service
+   * started). null: none are.
+   */
+  catchUpSince: number | null;
 }
 
 interface Job {
@@ -85,14 +90,15 @@ export class WatcherCore {
     this.#pairer = new MovePairer({ quietMs: options.tuning.moveQuietMs, maxHoldMs: options.tuning.moveMaxHoldMs });
   }
 
-  async watch(spec: WatchSpec, options: { catchUp?: boolean } = {}): Promise<JobWatchState> {
+  async watch(spec: WatchSpec, options: WatchOptions = {}): Promise<JobWatchState> {
     if (this.#closed) throw new Error('watcher is closed');
     if (this.#jobs.has(spec.jobId)) throw new Error(`job ${spec.jobId} is already watched`);
     const pattern = compileFilePattern(spec.filePattern);
     if (!pattern.ok) throw new Error(`job ${spec.jobId}: invalid file_pattern: ${pattern.reason}`);
     const job: Job = { spec: { ...spec, root: path.resolve(spec.root) }, pattern: pattern.matcher, current: null, reason: null, replacing: null, removed: false };
     this.#jobs.set(spec.jobId, job);
-    const instance = await this.#start(job, 'native', options.catchUp ?? false);
+    const since = options.catchUpSince ?? (options.catchUp ? this.#now() : null);
+    const instance = await this.#start(job, 'native', since === null ? null : since - CATCH_UP_SLACK_MS);
     if (job.removed) await instance.watcher.close();
     await job.replacing; // a fallback to polling may have started during the initial scan
     return this.#state(job);
@@ -154,7 +160,7 @@ export class WatcherCore {
 
   // ------------------------------------------------------------------------------------------ chokidar
 
-  async #start(job: Job, mode: WatchMode, catchUp: boolean): Promise<Instance> {
+  async #start(job: Job, mode: WatchMode, catchUpSince: number | null): Promise<Instance> {
     const poll = this.#tuning.pollIntervalMs;
     const watcher = chokidar.watch(job.spec.root, {
       ignored: (p: string, stats?: Stats) => this.#ignored(job, p, stats),
@@ -169,7 +175,7 @@ export class WatcherCore {
       binaryInterval: poll,
       atomic: mode === 'native',
     });
-    const instance: Instance = { watcher, mode, ready: false, startedAt: this.#now(), catchUp };
+    const instance: Instance = { watcher, mode, ready: false, catchUpSince };
     job.current ??= instance; // the first instance of a job is current at once (a replacement only when ready)
     watcher.on('add', (p: string, stats?: Stats) => this.#onAdd(job, instance, p, stats));
     watcher.on('change', (p: string, stats?: Stats) => this.#onChange(job, p, stats));
@@ -189,7 +195,7 @@ export class WatcherCore {
   /** Starts a new instance, and only once it is ready stops the old one: no change falls between them. */
   #replace(job: Job, mode: WatchMode): Promise<void> {
     const run = (async () => {
-      const next = await this.#start(job, mode, true);
+      const next = await this.#start(job, mode, this.#now() - CATCH_UP_SLACK_MS);
       const old = job.current;
       if (job.removed) {
         await next.watcher.close();
@@ -228,13 +234,14 @@ export class WatcherCore {
   // ------------------------------------------------------------------------------------------ events
 
   #onAdd(job: Job, instance: Instance, p: string, stats?: Stats): void {
-    if (job.removed || !stats || !this.#acceptsPath(job, p)) return;
+    // A link is never followed (lib/no-follow.ts): chokidar reports it with its own lstat, and it is dropped here.
+    if (job.removed || !stats || stats.isSymbolicLink() || !this.#acceptsPath(job, p)) return;
     const id = identity(stats);
     this.#stats.set(p, id);
     if (!instance.ready) {
-      // chokidar's initial scan: files already there. Only a replacement reports the recently changed ones.
-      const since = instance.startedAt - CATCH_UP_SLACK_MS;
-      if (instance.catchUp && (stats.ctimeMs >= since || stats.mtimeMs >= since)) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
+      // chokidar's initial scan: files already there. Only those changed since catchUpSince are reported.
+      const since = instance.catchUpSince;
+      if (since !== null && (stats.ctimeMs >= since || stats.mtimeMs >= since)) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
       return;
     }
     this.#forward(this.#pairer.add(job.spec.jobId, p, id, this.#now()));
@@ -242,7 +249,8 @@ export class WatcherCore {
 
   #onChange(job: Job, p: string, stats?: Stats): void {
     if (job.removed || !this.#acceptsPath(job, p)) return;
-    if (stats) this.#stats.set(p, identity(stats));
+    // A file replaced by a link still goes out as a change: the indexer finds a link there and drops the file.
+    if (stats && !stats.isSymbolicLink()) this.#stats.set(p, identity(stats));
     if (this.#pairer.change(p, this.#now())) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
     this.#armRelease();
   }

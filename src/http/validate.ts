@@ -23,7 +23,11 @@ const NoBodySchema = Type.Object({}, { additionalProperties: false });
  * ignored (a client sending options an endpoint does not have would otherwise believe they applied).
  */
 export function noBody(ctx: Context, fields: ErrorFields = {}): void {
-  validBodyOr(ctx, NoBodySchema, fields);
+  const body: unknown = (ctx.request as { body?: unknown }).body ?? {};
+  if (findProblem(NoBodySchema, body) === null) return;
+  const names = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+  const sent = names.length > 0 ? `field${names.length > 1 ? 's' : ''} ${names.map((n) => `'${n.slice(0, 60)}'`).join(', ')}` : `a ${Array.isArray(body) ? 'list' : typeof body}`;
+  throw createErrorWith('invalid_request', fields, `${ctx.method} ${ctx.path} takes no body fields, got ${sent}`);
 }
 
 const ID = /^[1-9]\d{0,15}$/;

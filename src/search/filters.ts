@@ -74,6 +74,12 @@ export function validateCandidateFilters(input: CandidateFilters): FilterCheck {
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return bad(field, 'must be a whole number of bytes ≥ 0');
     out[field] = v;
   }
+  // Bounds that cross exclude every file: say so rather than answer an empty list.
+  for (const [low, high] of [['modifiedAfter', 'modifiedBefore'], ['createdAfter', 'createdBefore'], ['sizeMin', 'sizeMax']] as const) {
+    const a = out[low];
+    const b = out[high];
+    if (a !== undefined && b !== undefined && a > b) return bad(low, `is past its upper bound (${String(a)} > ${String(b)}): no file can match`);
+  }
   if (input.directory !== undefined) {
     const d = input.directory;
     if (typeof d !== 'string' || !d.startsWith('/') || NUL.test(d)) return bad('directory', `must be an absolute path, got '${String(d)}'`);

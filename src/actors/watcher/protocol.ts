@@ -15,6 +15,9 @@ export interface WatchSpec {
   filePattern: string | null;
 }
 
+/** Error codes that mean "the OS will not give us more native watches". */
+export const WATCH_LIMIT_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EMFILE']);
+
 /** `native`: the OS's change notifications (inotify, FSEvents, ReadDirectoryChangesW). `polling`: stat calls. */
 export type WatchMode = 'native' | 'polling';
 

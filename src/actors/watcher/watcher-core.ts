@@ -9,8 +9,12 @@
  * - unlink + add of the same file identity become a `move` (move-pairer.ts), using a stat cache filled from
  *   chokidar's initial scan and later events;
  * - events leave in batches (at most every `batchIntervalMs`, at most `maxBatch` each);
- * - when the OS refuses more watches (ENOSPC, EMFILE), the job is watched by polling instead, and a `mode`
- *   event says so (the owner then re-scans the job, so nothing changed meanwhile is missed).
+ * - when the OS refuses more watches (ENOSPC, EMFILE), at any time (also during chokidar's first scan of a
+ *   big tree), the native watcher is closed at once (its watches go back to the system) and the job is
+ *   watched by polling instead; one `error` and one `mode` event say so, with how many folders were refused
+ *   (the owner then re-scans the job, so nothing changed meanwhile is missed);
+ * - unwatching and closing never wait for a watcher to finish its scan: a watcher still scanning is closed
+ *   where it is.
  */
 import type { Stats } from 'node:fs';
 import path from 'node:path';
@@ -19,11 +23,9 @@ import { compileFilePattern, compileFilter, type FilePatternMatcher, type Filter
 import { relativeToRoot } from '../../filters/paths.js';
 import type { FilterConfig } from '../../filters/schema.js';
 import { MovePairer, type FileIdentity, type PairedEvent } from './move-pairer.js';
-import type { JobWatchState, WatcherEvent, WatcherTuning, WatchMode, WatchOptions, WatchSpec } from './protocol.js';
+import { WATCH_LIMIT_CODES, type JobWatchState, type WatcherEvent, type WatcherTuning, type WatchMode, type WatchOptions, type WatchSpec } from './protocol.js';
 import { isWithin, OwnDataDir } from '../../lib/paths.js';
 
-/** Error codes that mean "the OS will not give us more native watches". */
-const WATCH_LIMIT_CODES = new Set(['ENOSPC', 'EMFILE']);
 /** A file changed this recently, seen while a replacement watcher starts, is reported (it may have been missed). */
 const CATCH_UP_SLACK_MS = 2_000;
 
@@ -31,6 +33,14 @@ interface Instance {
   watcher: FSWatcher;
   mode: WatchMode;
   ready: boolean;
+  /** Closed (or closing): its events are ignored, and whoever waits for it to be ready stops waiting. */
+  closed: boolean;
+  /** Resolves when chokidar is ready, or when the instance is closed first. */
+  settled: Promise<void>;
+  /** Resolves `settled` (the instance is closed before it was ready). */
+  abandon: () => void;
+  /** Watches the OS refused this instance (ENOSPC, EMFILE): counted, reported once. */
+  refused: number;
   /**
    * Files seen by chokidar's initial scan that changed at or after this time (ms) are reported: a replacement
    * watcher (the old one may have missed them), or the first watch after a restart (changed since the service
@@ -43,6 +53,8 @@ interface Job {
   spec: WatchSpec;
   pattern: FilePatternMatcher;
   current: Instance | null;
+  /** Every instance not yet closed (the current one, one starting to replace it). */
+  instances: Set<Instance>;
   reason: string | null;
   /** A replacement (filters changed, fallback to polling) under way. */
   replacing: Promise<void> | null;
@@ -95,22 +107,29 @@ export class WatcherCore {
     if (this.#jobs.has(spec.jobId)) throw new Error(`job ${spec.jobId} is already watched`);
     const pattern = compileFilePattern(spec.filePattern);
     if (!pattern.ok) throw new Error(`job ${spec.jobId}: invalid file_pattern: ${pattern.reason}`);
-    const job: Job = { spec: { ...spec, root: path.resolve(spec.root) }, pattern: pattern.matcher, current: null, reason: null, replacing: null, removed: false };
+    const job: Job = {
+      spec: { ...spec, root: path.resolve(spec.root) },
+      pattern: pattern.matcher,
+      current: null,
+      instances: new Set(),
+      reason: null,
+      replacing: null,
+      removed: false,
+    };
     this.#jobs.set(spec.jobId, job);
     const since = options.catchUpSince ?? (options.catchUp ? this.#now() : null);
-    const instance = await this.#start(job, 'native', since === null ? null : since - CATCH_UP_SLACK_MS);
-    if (job.removed) await instance.watcher.close();
-    await job.replacing; // a fallback to polling may have started during the initial scan
+    await this.#start(job, 'native', since === null ? null : since - CATCH_UP_SLACK_MS);
+    await job.replacing?.catch(() => undefined); // a fallback to polling may have started during the initial scan
     return this.#state(job);
   }
 
+  /** Stops watching a job now: its watchers are closed where they are, even in the middle of their scan. */
   async unwatch(jobId: number): Promise<void> {
     const job = this.#jobs.get(jobId);
     if (!job) return;
     job.removed = true;
     this.#jobs.delete(jobId);
-    await job.replacing?.catch(() => undefined);
-    await job.current?.watcher.close();
+    await Promise.all([...job.instances].map((instance) => this.#closeInstance(job, instance)));
     job.current = null;
   }
 
@@ -119,7 +138,7 @@ export class WatcherCore {
     this.#matcher = compileFilter(filters);
     for (const job of [...this.#jobs.values()]) {
       await job.replacing?.catch(() => undefined);
-      if (job.removed || !job.current) continue;
+      if (job.removed || !job.current || job.current.closed) continue;
       await this.#replace(job, job.current.mode);
     }
   }
@@ -160,7 +179,19 @@ export class WatcherCore {
 
   // ------------------------------------------------------------------------------------------ chokidar
 
+  /** Starts an instance and resolves when it is ready, or when it is closed before (an unwatch, a fallback). */
   async #start(job: Job, mode: WatchMode, catchUpSince: number | null): Promise<Instance> {
+    const instance = this.#launch(job, mode, catchUpSince);
+    await instance.settled;
+    if (!instance.closed) instance.ready = true;
+    return instance;
+  }
+
+  /**
+   * Creates a chokidar instance for the job (it starts scanning at once). A job's first instance is its current
+   * one at once; a replacement becomes current only when ready (see #replace).
+   */
+  #launch(job: Job, mode: WatchMode, catchUpSince: number | null): Instance {
     const poll = this.#tuning.pollIntervalMs;
     const watcher = chokidar.watch(job.spec.root, {
       ignored: (p: string, stats?: Stats) => this.#ignored(job, p, stats),
@@ -175,34 +206,61 @@ export class WatcherCore {
       binaryInterval: poll,
       atomic: mode === 'native',
     });
-    const instance: Instance = { watcher, mode, ready: false, catchUpSince };
+    let abandon = (): void => undefined;
+    const settled = new Promise<void>((resolve) => {
+      abandon = resolve;
+      watcher.once('ready', () => resolve());
+    });
+    const instance: Instance = { watcher, mode, ready: false, closed: false, settled, abandon, refused: 0, catchUpSince };
+    job.instances.add(instance);
     job.current ??= instance; // the first instance of a job is current at once (a replacement only when ready)
-    watcher.on('add', (p: string, stats?: Stats) => this.#onAdd(job, instance, p, stats));
-    watcher.on('change', (p: string, stats?: Stats) => this.#onChange(job, p, stats));
-    watcher.on('unlink', (p: string) => this.#onUnlink(job, p));
-    watcher.on('unlinkDir', (p: string) => this.#onUnlinkDir(job, p));
+    watcher.on('add', (p: string, stats?: Stats) => !instance.closed && this.#onAdd(job, instance, p, stats));
+    watcher.on('change', (p: string, stats?: Stats) => !instance.closed && this.#onChange(job, p, stats));
+    watcher.on('unlink', (p: string) => !instance.closed && this.#onUnlink(job, p));
+    watcher.on('unlinkDir', (p: string) => !instance.closed && this.#onUnlinkDir(job, p));
     watcher.on('error', (err: unknown) => this.#onError(job, instance, err));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-    instance.ready = true;
     const simulated = this.#tuning.simulateNativeError;
     if (simulated && mode === 'native') {
-      const err = Object.assign(new Error(`${simulated}: System limit for number of file watchers reached (simulated)`), { code: simulated });
-      setImmediate(() => watcher.emit('error', err));
+      // As inotify does when the limit is reached: every folder chokidar tries to watch is refused, from the
+      // first scan on.
+      watcher.on('addDir', () => {
+        const err = Object.assign(new Error(`${simulated}: System limit for number of file watchers reached (simulated)`), { code: simulated });
+        setImmediate(() => watcher.emit('error', err));
+      });
     }
     return instance;
   }
 
-  /** Starts a new instance, and only once it is ready stops the old one: no change falls between them. */
-  #replace(job: Job, mode: WatchMode): Promise<void> {
+  /** Closes an instance (idempotent); anyone waiting for it to be ready stops waiting. */
+  async #closeInstance(job: Job, instance: Instance): Promise<void> {
+    if (instance.closed) return;
+    instance.closed = true;
+    instance.abandon();
+    job.instances.delete(instance);
+    await instance.watcher.close().catch(() => undefined);
+  }
+
+  /**
+   * Starts a new instance, and only once it is ready stops the old one: no change falls between them. With
+   * `closeFirst` (the OS refused the old one's watches) the old one is closed at once instead, giving its
+   * watches back; the new one is current from its start, and the owner's re-scan covers the gap.
+   */
+  #replace(job: Job, mode: WatchMode, closeFirst: Instance | null = null, onClosed?: () => void): Promise<void> {
     const run = (async () => {
-      const next = await this.#start(job, mode, this.#now() - CATCH_UP_SLACK_MS);
-      const old = job.current;
-      if (job.removed) {
-        await next.watcher.close();
+      if (closeFirst) await this.#closeInstance(job, closeFirst);
+      onClosed?.();
+      if (job.removed) return;
+      const next = this.#launch(job, mode, this.#now() - CATCH_UP_SLACK_MS);
+      if (closeFirst) job.current = next;
+      await next.settled;
+      if (!next.closed) next.ready = true;
+      const old = job.current === next ? null : job.current;
+      if (job.removed || next.closed) {
+        await this.#closeInstance(job, next);
         return;
       }
       job.current = next;
-      await old?.watcher.close();
+      if (old) await this.#closeInstance(job, old);
     })();
     job.replacing = run.finally(() => {
       if (job.replacing === tracked) job.replacing = null;
@@ -270,25 +328,40 @@ export class WatcherCore {
   }
 
   #onError(job: Job, instance: Instance, err: unknown): void {
-    if (job.removed) return;
     const code = errorCode(err);
+    if (WATCH_LIMIT_CODES.has(code) && instance.refused > 0) {
+      instance.refused++; // the same refusal, for another folder, while the native watcher closes
+      return;
+    }
+    if (job.removed || instance.closed) return;
     const message = err instanceof Error ? err.message : String(err);
-    if (WATCH_LIMIT_CODES.has(code) && instance.mode === 'native' && job.current === instance && !job.replacing) {
-      const seconds = this.#tuning.pollIntervalMs / 1000;
-      job.reason =
-        `${code}: the operating system refused more file watches (${message}); this folder is watched by polling ` +
-        `(every ${seconds} s) instead. On Linux raise fs.inotify.max_user_watches (sysctl) and restart to watch natively again.`;
-      const reason = job.reason;
-      this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code, message });
-      void this.#replace(job, 'polling').then(
-        () => {
-          if (!job.removed) this.#push({ type: 'mode', jobId: job.spec.jobId, mode: 'polling', reason });
-        },
-        (e: unknown) => this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code: errorCode(e), message: String(e) }),
-      );
+    if (WATCH_LIMIT_CODES.has(code) && instance.mode === 'native') {
+      // The OS refuses a watch per folder: thousands of these arrive at once. The first one starts the fallback;
+      // the others, until the native watcher is closed, are only counted.
+      if (instance.refused++ === 0) this.#fallBackToPolling(job, instance, code, message);
       return;
     }
     this.#push({ type: 'error', jobId: job.spec.jobId, path: null, code, message });
+  }
+
+  /**
+   * The OS refused native watches: the native watcher is closed at once (its watches go back to the system),
+   * then one error event (with how many folders were refused) and, once polling is ready, one mode event.
+   */
+  #fallBackToPolling(job: Job, instance: Instance, code: string, message: string): void {
+    const seconds = this.#tuning.pollIntervalMs / 1000;
+    const refused = () => `${instance.refused} folder${instance.refused === 1 ? '' : 's'} refused`;
+    void this.#replace(job, 'polling', instance, () => {
+      job.reason =
+        `${code}: the operating system refused more file watches (${refused()}; ${message}); this folder is watched ` +
+        `by polling (every ${seconds} s) instead. On Linux raise fs.inotify.max_user_watches (sysctl) and restart to watch natively again.`;
+      this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code, message: `${message} (${refused()})` });
+    }).then(
+      () => {
+        if (!job.removed && job.reason) this.#push({ type: 'mode', jobId: job.spec.jobId, mode: 'polling', reason: job.reason });
+      },
+      (e: unknown) => this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code: errorCode(e), message: String(e) }),
+    );
   }
 
   /** Paired events go out now; held ones are released by a timer. */

@@ -4,7 +4,7 @@
  * stops the watcher, drops its queue items and deletes its files from the index. At start-up every active job
  * is watched again and reconciled against the disk. Watcher events become queue items (route-events.ts).
  */
-import { spawnWatcher, type WatcherEvent, type WatcherHandle, type WatcherTuning, type WatchMode, type WatchOptions } from './client.js';
+import { spawnWatcher, WATCH_LIMIT_CODES, type WatcherEvent, type WatcherHandle, type WatcherTuning, type WatchMode, type WatchOptions } from './client.js';
 import type { EventBus } from '../../events/bus.js';
 import type { IndexRunKind } from '../../events/types.js';
 import type { FilterService } from '../../filters/filter.service.js';
@@ -280,7 +280,10 @@ export class WatcherService {
           bus: this.#deps.bus,
           enqueue: (items) => this.#deps.queue.enqueueMany(items),
           onMode: (jobId, mode, reason) => this.#modeChanged(jobId, mode, reason),
-          onError: (jobId, code, message) => this.#deps.logger.warn({ job: jobId, code }, message),
+          // A refused watch (the OS limit) is logged once, with its count, when the job falls back to polling.
+          onError: (jobId, code, message) => {
+            if (!WATCH_LIMIT_CODES.has(code)) this.#deps.logger.warn({ job: jobId, code }, message);
+          },
         }),
       )
       .catch((err: unknown) => this.#deps.logger.error({ err }, 'could not route watcher events'));

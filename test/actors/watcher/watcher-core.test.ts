@@ -154,6 +154,34 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     await has((e) => e.type === 'add' && e.path === tree.path('docs/polled.txt'));
   });
 
+  it('falls back during the first scan of a big tree: the native watches go at once, one error with the count', async () => {
+    await Promise.all(Array.from({ length: 120 }, (_, i) => tree.write(`many/d${i}/f.txt`, String(i))));
+    // Every folder chokidar tries to watch is refused (as inotify does at its limit), from its first scan on.
+    await start({ simulateNativeError: 'ENOSPC' }).watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await eventually(() => ofType('mode').length > 0);
+    expect(core.states()[0]).to.include({ mode: 'polling', ready: true });
+    const errors = ofType('error');
+    expect(errors).to.have.length(1); // not one per refused folder
+    expect((errors[0] as Extract<WatcherEvent, { type: 'error' }>).message).to.match(/\(\d+ folders? refused\)/);
+    const mode = ofType('mode')[0] as Extract<WatcherEvent, { type: 'mode' }>;
+    expect(mode.reason).to.match(/ENOSPC: .*\d+ folders? refused/);
+    await tree.write('many/d7/late.txt', 'written while polled');
+    await has((e) => e.type === 'add' && e.path === tree.path('many/d7/late.txt'));
+  });
+
+  it('stops a watch at once when it is removed in the middle of its first scan (nothing waits for it)', async () => {
+    await Promise.all(Array.from({ length: 300 }, (_, i) => tree.write(`big/d${i % 60}/f${i}.txt`, String(i))));
+    const c = start();
+    const watching = c.watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await c.unwatch(1); // before chokidar is ready: both promises must settle (a hang here hung DELETE and shutdown)
+    const state = await watching;
+    expect(state.jobId).to.equal(1);
+    expect(c.states()).to.deep.equal([]);
+    await tree.write('after.txt', 'not watched any more');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events.some((e) => pathOf(e) === tree.path('after.txt'))).to.equal(false);
+  });
+
   it('sends a burst in batches of at most maxBatch events', async () => {
     await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
     await mkdir(tree.path('burst'));

@@ -14,9 +14,11 @@
  *   watched by polling instead; one `error` and one `mode` event say so, with how many folders were refused
  *   (the owner then re-scans the job, so nothing changed meanwhile is missed);
  * - unwatching and closing never wait for a watcher to finish its scan: a watcher still scanning is closed
- *   where it is.
+ *   where it is;
+ * - a folder created while watched is read again once it has been quiet a moment: chokidar reads a new folder
+ *   and starts watching it, and files written in between (a burst into a fresh folder) would never be reported.
  */
-import type { Stats } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { compileFilePattern, compileFilter, type FilePatternMatcher, type FilterMatcher } from '../../filters/matcher.js';
@@ -28,6 +30,9 @@ import { isWithin, OwnDataDir } from '../../lib/paths.js';
 
 /** A file changed this recently, seen while a replacement watcher starts, is reported (it may have been missed). */
 const CATCH_UP_SLACK_MS = 2_000;
+/** A new folder is read again once no file has appeared in it for this long (at most NEW_FOLDER_MAX_WAIT_MS). */
+const NEW_FOLDER_QUIET_MS = 500;
+const NEW_FOLDER_MAX_WAIT_MS = 5_000;
 
 interface Instance {
   watcher: FSWatcher;
@@ -90,6 +95,8 @@ export class WatcherCore {
   #out: WatcherEvent[] = [];
   #batchTimer: NodeJS.Timeout | null = null;
   #releaseTimer: NodeJS.Timeout | null = null;
+  /** Folders created while watched, waiting to be read again: when they were first seen, and the timer. */
+  readonly #newFolders = new Map<string, { since: number; timer: NodeJS.Timeout }>();
   #releaseAt = Infinity;
   #closed = false;
 
@@ -173,6 +180,8 @@ export class WatcherCore {
     for (const jobId of [...this.#jobs.keys()]) await this.unwatch(jobId);
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     this.#releaseTimer = null;
+    for (const { timer } of this.#newFolders.values()) clearTimeout(timer);
+    this.#newFolders.clear();
     this.#forward(this.#pairer.releaseAll());
     this.flush();
   }
@@ -218,6 +227,7 @@ export class WatcherCore {
     watcher.on('change', (p: string, stats?: Stats) => !instance.closed && this.#onChange(job, p, stats));
     watcher.on('unlink', (p: string) => !instance.closed && this.#onUnlink(job, p));
     watcher.on('unlinkDir', (p: string) => !instance.closed && this.#onUnlinkDir(job, p));
+    watcher.on('addDir', (p: string) => !instance.closed && instance.ready && this.#sweepLater(job, instance, p));
     watcher.on('error', (err: unknown) => this.#onError(job, instance, err));
     const simulated = this.#tuning.simulateNativeError;
     if (simulated && mode === 'native') {
@@ -303,6 +313,36 @@ export class WatcherCore {
       return;
     }
     this.#forward(this.#pairer.add(job.spec.jobId, p, id, this.#now()));
+    if (this.#newFolders.has(path.dirname(p))) this.#sweepLater(job, instance, path.dirname(p));
+  }
+
+  /** Reads a new folder again once files stop appearing in it (see the header), each file not yet seen an add. */
+  #sweepLater(job: Job, instance: Instance, folder: string): void {
+    const pending = this.#newFolders.get(folder);
+    const since = pending?.since ?? this.#now();
+    if (pending) clearTimeout(pending.timer);
+    const wait = Math.max(0, Math.min(NEW_FOLDER_QUIET_MS, since + NEW_FOLDER_MAX_WAIT_MS - this.#now()));
+    const timer = setTimeout(() => {
+      this.#newFolders.delete(folder);
+      void this.#sweep(job, instance, folder);
+    }, wait);
+    this.#newFolders.set(folder, { since, timer });
+  }
+
+  async #sweep(job: Job, instance: Instance, folder: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(folder, { withFileTypes: true });
+    } catch {
+      return; // gone again, or unreadable: chokidar reports what it can
+    }
+    for (const entry of entries) {
+      if (!entry.isFile() || job.removed || instance.closed) continue; // links never; folders have their own sweep
+      const file = path.join(folder, entry.name);
+      if (this.#stats.has(file)) continue;
+      const stats = await fs.lstat(file).catch(() => null);
+      if (stats?.isFile() && !this.#stats.has(file)) this.#onAdd(job, instance, file, stats);
+    }
   }
 
   #onChange(job: Job, p: string, stats?: Stats): void {

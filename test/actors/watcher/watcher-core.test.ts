@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
 import { DEFAULT_WATCHER_TUNING } from '../../../src/actors/watcher/protocol.js';
@@ -112,6 +112,30 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     await has((e) => pathOf(e) === tree.path('visible.txt'));
     await new Promise((r) => setTimeout(r, 300));
     expect(events.map(pathOf)).to.deep.equal([tree.path('visible.txt')]);
+  });
+
+  it('never reports a symbolic link made in a watched folder (to a file outside, or inside)', async () => {
+    const outside = await tempTree({ 'shadow': 'root:secret-hash:19000' });
+    try {
+      await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+      await symlink(outside.path('shadow'), tree.path('x.txt'));
+      await symlink(tree.path('a.txt'), tree.path('docs/alias.txt'));
+      await tree.write('after.txt', 'a real file');
+      await has((e) => pathOf(e) === tree.path('after.txt'));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(events.map(pathOf)).to.deep.equal([tree.path('after.txt')]);
+    } finally {
+      await outside.remove();
+    }
+  });
+
+  it('reports every file of a burst written into a folder made while watched', async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await mkdir(tree.path('fresh/inner'), { recursive: true });
+    const names = Array.from({ length: 60 }, (_, i) => `fresh/inner/f${i}.txt`);
+    await Promise.all(names.map((n) => writeFile(tree.path(n), n)));
+    await eventually(() => new Set(ofType('add').map(pathOf)).size === names.length, 30_000);
+    expect([...new Set(ofType('add').map(pathOf))].sort()).to.deep.equal(names.map((n) => tree.path(n)).sort());
   });
 
   it("respects the job's file_pattern and recursive flag", async () => {

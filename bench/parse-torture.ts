@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharedPath } from '../test/helpers/shared.js';
 import { positiveInt, readBenchArgs } from './lib/cli.js';
-import { TORTURE_FILES, writeTortureFiles } from './lib/torture-files.js';
+import { TORTURE_FILES, writeTortureFiles } from '../test/helpers/torture-files.js';
 
 const { dir, hostile, timeoutS, maxTextChars, maxFileMb } = readBenchArgs(
   {

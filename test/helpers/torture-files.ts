@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import CFB from 'cfb';
-import { writeZip } from '../../test/helpers/zip-writer.js';
+import { writeZip } from './zip-writer.js';
 
 export interface TortureFile {
   name: string;
@@ -17,10 +17,10 @@ export interface TortureFile {
   write(file: string): Promise<void>;
 }
 
-const SENTENCE = 'The quick brown fox jumps over the lazy dog while the archive keeps its records in order. ';
+export const SENTENCE = 'The quick brown fox jumps over the lazy dog while the archive keeps its records in order. ';
 
 /** Writes `total` bytes of `unit` repeated, streaming (never the whole file in memory). */
-async function writeRepeated(file: string, unit: string, total: number, head = '', tail = ''): Promise<void> {
+export async function writeRepeated(file: string, unit: string, total: number, head = '', tail = ''): Promise<void> {
   const out = createWriteStream(file);
   const block = Buffer.from(unit.repeat(Math.max(1, Math.floor((1 << 20) / unit.length))));
   if (head) out.write(head);
@@ -32,7 +32,7 @@ async function writeRepeated(file: string, unit: string, total: number, head = '
 }
 
 /** A PDF of `pages` pages, one of them with text: the page tree is flat and every page its own object. */
-async function writePdf(file: string, pages: number): Promise<void> {
+export async function writePdf(file: string, pages: number): Promise<void> {
   const out = createWriteStream(file);
   const offsets: number[] = [];
   let position = 0;
@@ -66,7 +66,7 @@ async function writePdf(file: string, pages: number): Promise<void> {
   await once(out, 'finish');
 }
 
-function epub(chapters: number, spineRepeats: number): Buffer {
+export function epub(chapters: number, spineRepeats: number): Buffer {
   const manifest = Array.from({ length: chapters }, (_, i) => `<item id="c${i}" href="c${i}.xhtml" media-type="application/xhtml+xml"/>`).join('');
   const refs = Array.from({ length: chapters }, (_, i) => `<itemref idref="c${i}"/>`).join('');
   const opf =
@@ -101,7 +101,7 @@ export function docx(body: string, options: { dataDescriptors?: boolean } = {}):
 }
 
 /** A FITS image: an ASCII header of 80-character cards in 2880-byte blocks, then big-endian binary pixels. */
-function fits(pixels: number): Buffer {
+export function fits(pixels: number): Buffer {
   const cards = ['SIMPLE  =                    T', 'BITPIX  =                  -32', 'NAXIS   =                    1', `NAXIS1  = ${String(pixels).padStart(20)}`];
   for (let i = 0; i < 250; i++) cards.push(`COMMENT   observation log line ${i}: telescope pointing and exposure details`);
   cards.push('END');
@@ -113,7 +113,7 @@ function fits(pixels: number): Buffer {
 }
 
 /** An S/MIME signed message (.p7m, PKCS#7 signedData in BER): the mail in clear, then certificates (binary). */
-function p7m(): Buffer {
+export function p7m(): Buffer {
   const oid = Buffer.from([0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]);
   const mail = Buffer.from(`Content-Type: text/plain\r\n\r\n${SENTENCE.repeat(200)}\r\n`);
   const certificates = Buffer.alloc(6000);
@@ -122,7 +122,7 @@ function p7m(): Buffer {
 }
 
 /** An Outlook .msg whose 8-bit strings are Big5 (code page 950), as a Taiwanese Outlook writes them. */
-function big5Msg(): Buffer {
+export function big5Msg(): Buffer {
   const cfb = CFB.utils.cfb_new();
   // 會議紀錄 (meeting minutes) and 明天下午三點開會 (meeting tomorrow at three) in Big5.
   const subject = Buffer.from([0xb7, 0x7c, 0xc4, 0xb3, 0xac, 0xf6, 0xbf, 0xfd]);
@@ -140,7 +140,7 @@ function big5Msg(): Buffer {
 }
 
 /** An RFC 822 message whose headers (long Received and DKIM lines) run past 4 KB, saved without an extension. */
-function longHeaderMail(): string {
+export function longHeaderMail(): string {
   const received = Array.from({ length: 30 }, (_, i) => `Received: from relay${i}.example.net (relay${i}.example.net [192.0.2.${i}]) by mx.example.org with ESMTPS id ${'x'.repeat(40)}; Mon, 2 Mar 2026 10:00:${String(i).padStart(2, '0')} +0000`);
   return [
     ...received,
@@ -156,7 +156,7 @@ function longHeaderMail(): string {
   ].join('\r\n');
 }
 
-const PEM_KEY = ['-----BEGIN RSA PRIVATE KEY-----', ...Array.from({ length: 12 }, () => 'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun'), '-----END RSA PRIVATE KEY-----'].join('\n');
+export const PEM_KEY = ['-----BEGIN RSA PRIVATE KEY-----', ...Array.from({ length: 12 }, () => 'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun'), '-----END RSA PRIVATE KEY-----'].join('\n');
 
 export const TORTURE_FILES: readonly TortureFile[] = [
   { name: 'long-word.txt', expect: 'indexed in seconds (a 50,000-character word is not stemmed)', write: (f) => writeFile(f, `Intro. ${'a'.repeat(50_000)} outro.\n`) },

@@ -24,7 +24,11 @@ export interface WalkedFile {
 
 export interface WalkError {
   path: string;
-  /** The file-system code (EACCES, ENOENT, ...) or 'outside_root'. */
+  /**
+   * The file-system code (EACCES, ENOENT, ...), 'outside_root', or 'invalid_name': a name that is not valid UTF-8
+   * (written by another system or an old tool). Node reads it with U+FFFD in place of the bad bytes, a path no
+   * call can open, so the file is reported, never silently left out.
+   */
   code: string;
   message: string;
 }
@@ -68,6 +72,9 @@ interface Candidate {
 
 function fsError(p: string, err: unknown): WalkError {
   const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : 'EUNKNOWN';
+  if (code === 'ENOENT' && path.basename(p).includes('\uFFFD')) {
+    return { path: p, code: 'invalid_name', message: 'its name is not valid UTF-8 (shown with \uFFFD for the bad bytes), so it cannot be opened by name: rename it to index it' };
+  }
   return { path: p, code, message: err instanceof Error ? err.message : String(err) };
 }
 

@@ -122,6 +122,18 @@ describe('walkFiles', () => {
     expect(inside.summary.excludedDirectories).to.equal(1);
   });
 
+  it('reports a file whose name is not valid UTF-8 as invalid_name, not as an unreadable folder', async () => {
+    // 'caf\xe9.txt' in Latin-1, as an old tool or another system writes it.
+    const raw = Buffer.concat([Buffer.from(path.join(root, 'Documents') + path.sep), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74])]);
+    await fs.writeFile(raw, 'latin-1 name');
+    const errors: WalkError[] = [];
+    const { files } = await collect(root, { onError: (e) => errors.push(e) });
+    expect(rels(files)).to.deep.equal([...DOCUMENTS, ...JUNK].sort());
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.include({ path: path.join(root, 'Documents', 'caf\uFFFD.txt'), code: 'invalid_name' });
+    expect(errors[0]!.message).to.match(/not valid UTF-8/);
+  });
+
   it('skips symbolic links by default', async () => {
     await fs.symlink('..', path.join(root, 'project', 'loop'));
     await fs.symlink('notes.md', path.join(root, 'Documents', 'link.md'));

@@ -4,7 +4,7 @@
  * 16 over the whole set: nothing timed out or crashed, peak memory under 1 GB, no binary indexed as text.
  *   npm run bench:torture -- [DIR] [--hostile] [--timeout S]
  * DIR defaults to ../shared/datasets/formats (the Apache Tika test documents); --hostile adds the generated
- * hostile set (bench/lib/torture-files.ts: a 500,000-page PDF, a spine-bomb EPUB, a 5M-tag DOCX, a 2M-deep HTML,
+ * hostile set (test/helpers/torture-files.ts: a 500,000-page PDF, a spine-bomb EPUB, a 5M-tag DOCX, a 2M-deep HTML,
  * a 92 MB text file, a 50,000-character word, FITS, p7m, Big5 MSG, ...), written to a temporary folder.
  */
 import { spawn } from 'node:child_process';

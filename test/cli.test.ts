@@ -41,7 +41,10 @@ function run(env: Record<string, string>, { token = true }: { token?: boolean } 
 }
 
 describe('filesift CLI (a real process)', function () {
-  this.timeout(60_000);
+  // Each real start waits up to 30 s for the service (PGlite's first open is seconds of CPU, minutes at load 20 on
+  // two cores) and some tests start three: mocha's limit must exceed the sum of a test's own deadlines, or it cuts
+  // a start that was still within its deadline.
+  this.timeout(150_000);
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'filesift-cli-'));

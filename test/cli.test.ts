@@ -29,6 +29,9 @@ interface Run {
 const TOKEN = 'cli-test-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
+/** How long a test waits for a started service to answer (see the suite's timeout). */
+const START_DEADLINE_MS = 90_000;
+
 function run(env: Record<string, string>, { token = true }: { token?: boolean } = {}): Run {
   const child = spawn(process.execPath, [cli], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...(token ? { FILESIFT_API_TOKEN: TOKEN } : {}), ...env },
@@ -41,10 +44,10 @@ function run(env: Record<string, string>, { token = true }: { token?: boolean } 
 }
 
 describe('filesift CLI (a real process)', function () {
-  // Each real start waits up to 30 s for the service (PGlite's first open is seconds of CPU, minutes at load 20 on
-  // two cores) and some tests start three: mocha's limit must exceed the sum of a test's own deadlines, or it cuts
-  // a start that was still within its deadline.
-  this.timeout(150_000);
+  // A real start is a few CPU-seconds (PGlite's WASM, migrations, worker threads), which at load 20 on two cores
+  // is over 30 s of wall time: each start gets START_DEADLINE_MS, and mocha's limit covers the three starts a
+  // test makes at most, or it would cut a start still within its own deadline.
+  this.timeout(4 * START_DEADLINE_MS);
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'filesift-cli-'));
@@ -60,7 +63,7 @@ describe('filesift CLI (a real process)', function () {
       const status = await eventually(async () => {
         const res = await fetch(`${base}/api/status/`, { headers: auth });
         return res.status === 200 ? ((await res.json()) as Record<string, unknown>) : null;
-      }, 30_000, 200);
+      }, START_DEADLINE_MS, 200);
       expect(status).to.have.nested.property('database.engine', 'pglite');
       const put = await fetch(`${base}/api/settings/`, { method: 'PUT', headers: { 'content-type': 'application/json', ...auth }, body: '{"queue.cooldown_seconds": 42}' });
       expect(put.status).to.equal(200);
@@ -75,7 +78,7 @@ describe('filesift CLI (a real process)', function () {
       const settings = await eventually(async () => {
         const res = await fetch(`${base}/api/settings/`, { headers: auth });
         return res.status === 200 ? ((await res.json()) as Record<string, unknown>) : null;
-      }, 30_000, 200);
+      }, START_DEADLINE_MS, 200);
       expect(settings).to.have.nested.property('queue.cooldown_seconds', 42);
     } finally {
       second.child.kill('SIGINT');
@@ -108,7 +111,7 @@ describe('filesift CLI (a real process)', function () {
       return;
     }
     try {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/api/status/`)).status === 200, 30_000, 200);
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/api/status/`)).status === 200, START_DEADLINE_MS, 200);
     } finally {
       r.child.kill('SIGTERM');
     }
@@ -119,7 +122,7 @@ describe('filesift CLI (a real process)', function () {
     const [port1, port2] = [await freePort(), await freePort()];
     const first = run({ PORT: String(port1), FILESIFT_DATA_DIR: dataDir });
     try {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${port1}/api/status/`, { headers: auth })).status === 200, 30_000, 200);
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port1}/api/status/`, { headers: auth })).status === 200, START_DEADLINE_MS, 200);
       // The same folder through a link is the same data directory.
       const link = `${dataDir}-link`;
       await symlink(dataDir, link);
@@ -142,14 +145,14 @@ describe('filesift CLI (a real process)', function () {
     // Once the first is gone, the directory is free again at once (the lock dies with its process).
     const third = run({ PORT: String(port2), FILESIFT_DATA_DIR: dataDir });
     try {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${port2}/api/status/`, { headers: auth })).status === 200, 30_000, 200);
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port2}/api/status/`, { headers: auth })).status === 200, START_DEADLINE_MS, 200);
     } finally {
       third.child.kill('SIGKILL');
     }
     await third.exited;
     const fourth = run({ PORT: String(port2), FILESIFT_DATA_DIR: dataDir });
     try {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${port2}/api/status/`, { headers: auth })).status === 200, 30_000, 200);
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port2}/api/status/`, { headers: auth })).status === 200, START_DEADLINE_MS, 200);
     } finally {
       fourth.child.kill('SIGTERM');
     }

@@ -174,3 +174,9 @@ BEGIN
   RETURN moved;
 END
 $$;
+
+-- No planner statistics for columns no statement filters on: ANALYZE detoasts the sampled values of every column
+-- with statistics, and on PGlite's one thread file texts, chunk vectors and packed postings are most of its work.
+ALTER TABLE files ALTER COLUMN content SET STATISTICS 0, ALTER COLUMN summary SET STATISTICS 0, ALTER COLUMN metadata SET STATISTICS 0;
+ALTER TABLE chunks ALTER COLUMN text SET STATISTICS 0, ALTER COLUMN embedding SET STATISTICS 0;
+ALTER TABLE keyword_blocks ALTER COLUMN postings SET STATISTICS 0;

@@ -1,5 +1,6 @@
 # filesift service image. Build: docker build -t filesift .
-FROM node:20-bookworm-slim AS build
+# Node 24, the LTS line (Node 20's support ended in April 2026); CI runs the suite on it too (.ci/run).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json .npmrc ./
@@ -12,7 +13,7 @@ COPY scripts ./scripts
 # Compiles TypeScript and builds the built-in embedder (GloVe vectors → ONNX) into build/models.
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
@@ -27,6 +28,7 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 60534
+# Healthy only when the service answers and its database is reachable (GET /api/status/ is 200 either way).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||60534)+'/api/status/',{headers:{authorization:'Bearer '+(process.env.FILESIFT_API_TOKEN||'')}}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD ["node", "dist/src/cli.js", "health"]
 CMD ["node", "dist/src/cli.js", "serve"]

@@ -1,17 +1,20 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { checkPrivileges, ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { SchemaTooNewError } from './store/migrate.js';
 import { PgvectorMissingError } from './store/engines/postgres.js';
 import { startService } from './service.js';
+import { healthCommand } from './cli/health.js';
 import { pullModelCommand } from './cli/pull-model.js';
+import { InstanceLockedError } from './lib/instance-lock.js';
 
 const USAGE = `Usage: filesift [command] [options]
 
 Commands:
   serve        Start the service (default). Configuration comes from the environment (see README).
   pull-model   Download the all-MiniLM-L6-v2 embedding model (see \`filesift pull-model --help\`).
+  health       Exit 0 when the service on HOST:PORT answers and its database is reachable, else 1 (health checks).
 
 Options:
   -h, --help     Show this help
@@ -19,12 +22,13 @@ Options:
 
 /** Problems a user can fix get one clear line, not a stack trace. */
 function isUserFacing(err: unknown): err is Error {
-  return err instanceof ConfigError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) || err instanceof SchemaTooNewError || err instanceof PgvectorMissingError ||
+  return err instanceof ConfigError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) || err instanceof SchemaTooNewError || err instanceof PgvectorMissingError || err instanceof InstanceLockedError ||
     (err instanceof Error && /EADDRINUSE|EACCES|ECONNREFUSED|Cannot use the PostgreSQL server/.test(err.message));
 }
 
 async function serve(): Promise<void> {
   const config = loadConfig();
+  checkPrivileges(config);
   const logger = createLogger(config.logLevel);
   const service = await startService(config, { logger });
   let signals = 0;
@@ -58,6 +62,7 @@ async function pullModel(argv: string[]): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   // Commands other than serve parse their own options.
   if (argv[0] === 'pull-model') return pullModel(argv.slice(1));
+  if (argv[0] === 'health') process.exit(await healthCommand(process.env, { stdout: process.stdout, stderr: process.stderr }));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -84,6 +84,21 @@ export function modelPullFromEnv(
   return { modelPull, modelVariant, modelBaseUrl, modelManifest: manifest ? path.resolve(manifest) : null };
 }
 
+/**
+ * A service running as root can read every file on the machine; without a token, anyone who can reach its port
+ * (every local user, on loopback) could have it index /etc/shadow and read it back in search results. So as
+ * root the token is required, as it is on a non-loopback address (loadConfig checks that one). Checked by
+ * `filesift serve`, the entry point every deployment runs (the Docker image runs as an unprivileged user).
+ */
+export function checkPrivileges(config: Pick<ServiceConfig, 'apiToken'>, uid: number | undefined = process.getuid?.()): void {
+  if (uid === 0 && !config.apiToken) {
+    throw new ConfigError(
+      `running as root without FILESIFT_API_TOKEN: any local user could make filesift read any file on this machine. ` +
+        `Run filesift as your own user, or set FILESIFT_API_TOKEN (every request must then carry 'Authorization: Bearer <token>')`,
+    );
+  }
+}
+
 /** Reads and checks the environment; every problem names the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const host = env.HOST?.trim() || '127.0.0.1';

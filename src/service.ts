@@ -12,12 +12,13 @@ import type { ServiceConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { FilterEditor } from './filters/filter-editor.js';
 import { FilterService } from './filters/filter.service.js';
-import { createApp } from './http/app.js';
+import { createApp, startingListener } from './http/app.js';
 import { FilterRunner } from './indexing/filter-runner.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
 import { IndexUpkeep } from './indexing/upkeep.js';
-import { OwnDataDir } from './lib/paths.js';
+import { acquireInstanceLock } from './lib/instance-lock.js';
+import { OwnDataDir, realPathOf } from './lib/paths.js';
 import { createLogger, type Logger } from './logger.js';
 import { ModelService } from './models/model.service.js';
 import { resolveEmbedder } from './models/resolve.js';
@@ -73,10 +74,26 @@ export interface StartOptions {
  */
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  await mkdir(config.dataDir, { recursive: true });
-  const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
-  const stack: (() => Promise<void>)[] = [() => store.close()];
+  const startedAt = Date.now();
+  // Nothing is created or opened before we know we are the only service on this data directory and the port is
+  // ours: a second start is refused in a line naming the first (InstanceLockedError), or EADDRINUSE.
+  const lock = await acquireInstanceLock(await realPathOf(config.dataDir));
+  const stack: (() => Promise<void>)[] = [() => lock.release()];
+  // The port answers 503 (starting) until the routes are ready.
+  let handler: RequestListener = startingListener();
+  let server: Server;
   try {
+    server = await listen((req, res) => handler(req, res), config.host, config.port);
+  } catch (err) {
+    await unwind(stack, logger);
+    throw err;
+  }
+  let sessions: { closeAll(): void } | null = null;
+  const stopServer = () => closeServer(server, () => sessions?.closeAll());
+  try {
+    await mkdir(config.dataDir, { recursive: true });
+    const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+    stack.push(() => store.close());
     const ownData = new OwnDataDir(config.dataDir);
     const bus = new EventBus({ replayCapacity: options.eventReplayCapacity ?? 1000 });
     const settings = await SettingsService.load(store.api.config, logger.child({ actor: 'settings' }), bus);
@@ -174,8 +191,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     stack.push(() => watcher.close());
 
     const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => models.queryLane() });
-    const status = new StatusService(store, config.version, { embedder: models, worker_pool: indexing, watcher, queue, scheduler });
-    const { app, sessions } = createApp({
+    const status = new StatusService(store, config.version, { embedder: models, worker_pool: indexing, watcher, queue, scheduler }, () => watcher.ready);
+    const http = createApp({
       config,
       logger,
       bus,
@@ -193,17 +210,18 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       ownData,
       sseHeartbeatMs: options.sseHeartbeatMs,
     });
+    sessions = http.sessions;
+    handler = http.app.callback();
 
-    const server = await listen(app.callback(), config.host, config.port);
-    stack.push(() => closeServer(server, () => sessions.closeAll()));
     const port = (server.address() as AddressInfo).port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
+    lock.setUrl(url);
     bus.publish('service_started', { version: config.version, engine: store.engine });
     // In the background, after start-up: probe a transformer, re-embed files of another model, fetch the model.
     models.start(indexing, options.modelCheckIntervalMs ?? 60_000);
-    // Watch every active job again and catch up on what changed while the service was down.
-    watcher.reconcileAll();
+    // Watch every active job again and catch up on what changed while the service was down, or since it started.
+    watcher.reconcileAll(startedAt);
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
 
     let closing: Promise<void> | null = null;
@@ -225,12 +243,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         closing ??= (async () => {
           logger.info({ reason }, 'filesift is stopping');
           bus.publish('service_stopping', { reason });
+          // No new requests first; then the actors, newest first; the data directory's lock last.
+          await stopServer().catch((err: unknown) => logger.error({ err }, 'error while stopping the HTTP server'));
           await unwind(stack, logger);
         })();
         return closing;
       },
     };
   } catch (err) {
+    await stopServer().catch(() => undefined);
     await unwind(stack, logger);
     throw err;
   }

@@ -20,16 +20,23 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** CI runs as root, where `filesift serve` insists on a token. */
+const TOKEN = 'crash-test-token';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
 function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [cli], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [cli], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', FILESIFT_API_TOKEN: TOKEN, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, exited, stderr: () => stderr };
 }
 
-async function json(url: string, init?: RequestInit): Promise<Record<string, unknown>> {
-  const res = await fetch(url, init);
+async function json(url: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), ...auth } });
   return (await res.json()) as Record<string, unknown>;
 }
 
@@ -60,8 +67,8 @@ describe('filesift killed with SIGKILL in the middle of a scan (a real process)'
     const first = start(env);
     let killedAt = 0;
     try {
-      await eventually(async () => (await fetch(`${base}/api/status/`)).status === 200, 60_000, 200);
-      const res = await fetch(`${base}/api/watch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ directory_path: watched }) });
+      await eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 60_000, 200);
+      const res = await fetch(`${base}/api/watch/`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ directory_path: watched }) });
       expect(res.status).to.equal(201);
       // Mid-scan: some files are in, most are not.
       killedAt = (await eventually(async () => {
@@ -82,7 +89,7 @@ describe('filesift killed with SIGKILL in the middle of a scan (a real process)'
 
     const second = start(env);
     try {
-      await eventually(async () => (await fetch(`${base}/api/status/`)).status === 200, 60_000, 200);
+      await eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 60_000, 200);
       await eventually(
         async () => {
           const [stats, queue, status, jobs] = await Promise.all([

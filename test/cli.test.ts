@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,8 +25,18 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-function run(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [cli], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** CI runs as root, where `filesift serve` insists on a token: every run here has one unless a test says otherwise. */
+const TOKEN = 'cli-test-token';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/** How long a test waits for a started service to answer (see the suite's timeout). */
+const START_DEADLINE_MS = 90_000;
+
+function run(env: Record<string, string>, { token = true }: { token?: boolean } = {}): Run {
+  const child = spawn(process.execPath, [cli], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...(token ? { FILESIFT_API_TOKEN: TOKEN } : {}), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -33,7 +44,10 @@ function run(env: Record<string, string>): Run {
 }
 
 describe('filesift CLI (a real process)', function () {
-  this.timeout(60_000);
+  // A real start is a few CPU-seconds (PGlite's WASM, migrations, worker threads), which at load 20 on two cores
+  // is over 30 s of wall time: each start gets START_DEADLINE_MS, and mocha's limit covers the three starts a
+  // test makes at most, or it would cut a start still within its own deadline.
+  this.timeout(4 * START_DEADLINE_MS);
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'filesift-cli-'));
@@ -47,11 +61,11 @@ describe('filesift CLI (a real process)', function () {
     const first = run(env);
     try {
       const status = await eventually(async () => {
-        const res = await fetch(`${base}/api/status/`);
+        const res = await fetch(`${base}/api/status/`, { headers: auth });
         return res.status === 200 ? ((await res.json()) as Record<string, unknown>) : null;
-      }, 30_000, 200);
+      }, START_DEADLINE_MS, 200);
       expect(status).to.have.nested.property('database.engine', 'pglite');
-      const put = await fetch(`${base}/api/settings/`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"queue.cooldown_seconds": 42}' });
+      const put = await fetch(`${base}/api/settings/`, { method: 'PUT', headers: { 'content-type': 'application/json', ...auth }, body: '{"queue.cooldown_seconds": 42}' });
       expect(put.status).to.equal(200);
     } finally {
       first.child.kill('SIGTERM');
@@ -62,9 +76,9 @@ describe('filesift CLI (a real process)', function () {
     const second = run(env);
     try {
       const settings = await eventually(async () => {
-        const res = await fetch(`${base}/api/settings/`);
+        const res = await fetch(`${base}/api/settings/`, { headers: auth });
         return res.status === 200 ? ((await res.json()) as Record<string, unknown>) : null;
-      }, 30_000, 200);
+      }, START_DEADLINE_MS, 200);
       expect(settings).to.have.nested.property('queue.cooldown_seconds', 42);
     } finally {
       second.child.kill('SIGINT');
@@ -73,7 +87,7 @@ describe('filesift CLI (a real process)', function () {
   });
 
   it('refuses to listen beyond loopback without a token, with one clear line', async () => {
-    const r = run({ HOST: '0.0.0.0', FILESIFT_DATA_DIR: dataDir });
+    const r = run({ HOST: '0.0.0.0', FILESIFT_DATA_DIR: dataDir }, { token: false });
     expect(await r.exited).to.equal(1);
     expect(r.stderr()).to.match(/^filesift: HOST is '0\.0\.0\.0'.*FILESIFT_API_TOKEN/m);
     expect(r.stderr()).not.to.match(/\n\s+at /);
@@ -85,5 +99,77 @@ describe('filesift CLI (a real process)', function () {
     expect(await r.exited).to.equal(1);
     expect(r.stderr()).to.match(/filesift: Cannot use the PostgreSQL server at 127\.0\.0\.1:\d+\/x/);
     expect(r.stderr()).not.to.match(/\n\s+at /);
+  });
+
+  it('as root, refuses to start without a token, in one clear line (as another user it starts)', async () => {
+    const port = await freePort();
+    const r = run({ PORT: String(port), FILESIFT_DATA_DIR: dataDir }, { token: false });
+    if (process.getuid?.() === 0) {
+      expect(await r.exited).to.equal(1);
+      expect(r.stderr()).to.match(/^filesift: running as root without FILESIFT_API_TOKEN/m);
+      expect(r.stderr()).not.to.match(/\n\s+at /);
+      return;
+    }
+    try {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/api/status/`)).status === 200, START_DEADLINE_MS, 200);
+    } finally {
+      r.child.kill('SIGTERM');
+    }
+    expect(await r.exited).to.equal(0);
+  });
+
+  it('refuses a second server on the same data directory, naming the first; the first keeps running', async () => {
+    const [port1, port2] = [await freePort(), await freePort()];
+    const first = run({ PORT: String(port1), FILESIFT_DATA_DIR: dataDir });
+    try {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port1}/api/status/`, { headers: auth })).status === 200, START_DEADLINE_MS, 200);
+      // The same folder through a link is the same data directory.
+      const link = `${dataDir}-link`;
+      await symlink(dataDir, link);
+      try {
+        for (const spelling of [dataDir, link]) {
+          const second = run({ PORT: String(port2), FILESIFT_DATA_DIR: spelling });
+          expect(await second.exited).to.equal(1);
+          const line = `filesift: the data directory ${await realpath(dataDir)} is in use by filesift process ${first.child.pid} (http://127.0.0.1:${port1})`;
+          expect(second.stderr()).to.include(line);
+          expect(second.stderr()).not.to.match(/\n\s+at /);
+        }
+      } finally {
+        await rm(link, { force: true });
+      }
+      expect((await fetch(`http://127.0.0.1:${port1}/api/status/`, { headers: auth })).status).to.equal(200);
+    } finally {
+      first.child.kill('SIGTERM');
+    }
+    expect(await first.exited).to.equal(0);
+    // Once the first is gone, the directory is free again at once (the lock dies with its process).
+    const third = run({ PORT: String(port2), FILESIFT_DATA_DIR: dataDir });
+    try {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port2}/api/status/`, { headers: auth })).status === 200, START_DEADLINE_MS, 200);
+    } finally {
+      third.child.kill('SIGKILL');
+    }
+    await third.exited;
+    const fourth = run({ PORT: String(port2), FILESIFT_DATA_DIR: dataDir });
+    try {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port2}/api/status/`, { headers: auth })).status === 200, START_DEADLINE_MS, 200);
+    } finally {
+      fourth.child.kill('SIGTERM');
+    }
+    expect(await fourth.exited).to.equal(0);
+  });
+
+  it('finds a taken port before it creates or opens anything', async () => {
+    const taken = createServer();
+    const port = await new Promise<number>((resolve) => taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port)));
+    try {
+      const fresh = path.join(dataDir, 'not-yet');
+      const r = run({ PORT: String(port), FILESIFT_DATA_DIR: fresh });
+      expect(await r.exited).to.equal(1);
+      expect(r.stderr()).to.match(/^filesift: .*EADDRINUSE/m);
+      expect(existsSync(fresh)).to.equal(false);
+    } finally {
+      taken.close();
+    }
   });
 });

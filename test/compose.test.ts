@@ -53,7 +53,8 @@ describe('docker-compose deployment, run natively', function () {
     expect(app.depends_on?.db?.condition).to.equal('service_healthy');
     expect(app.ports).to.deep.equal(['127.0.0.1:60534:60534']);
     expect(app.environment?.DATABASE_URL).to.match(/@db:5432\//);
-    expect(app.volumes?.some((v) => /:\/watch\/[^:]+:ro$/.test(v))).to.equal(true);
+    // Folders are mounted at their host path, so search results name paths the user can open.
+    expect(app.volumes?.some((v) => /^([^:]+):\1:ro$/.test(v))).to.equal(true);
   });
 
   it('builds an image that holds everything the service reads at run time', () => {
@@ -91,13 +92,14 @@ describe('docker-compose deployment, run natively', function () {
       }, 60_000, 250);
       expect(status).to.have.nested.property('database.engine', scratch ? 'postgres' : 'pglite');
       expect((await fetch(`${base}/api/status/`)).status).to.equal(401);
-      // The Dockerfile's HEALTHCHECK command, run as the container would (same environment).
-      const check = /HEALTHCHECK[\s\S]*?CMD (node -e "[^\n]*")/.exec(dockerfile)?.[1];
-      expect(check, 'HEALTHCHECK command').to.be.a('string');
-      const script = /node -e "(.*)"$/.exec(check!)![1]!;
-      await promisify(execFile)(process.execPath, ['-e', script], { env: { ...env } });
-      const wrongToken = promisify(execFile)(process.execPath, ['-e', script], { env: { ...env, FILESIFT_API_TOKEN: 'wrong' } });
-      await wrongToken.then(
+      // The Dockerfile's HEALTHCHECK command, run as the container would (same environment, /app = the repository).
+      const check = /HEALTHCHECK[\s\S]*?CMD (\[[^\n]*\])/.exec(dockerfile)?.[1];
+      expect(check, 'HEALTHCHECK command (exec form)').to.be.a('string');
+      const [command, ...args] = JSON.parse(check!) as string[];
+      expect(command).to.equal('node');
+      const run = (extra: Record<string, string>) => promisify(execFile)(process.execPath, args, { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env, ...extra } });
+      await run({});
+      await run({ FILESIFT_API_TOKEN: 'wrong' }).then(
         () => expect.fail('the health check must fail without the right token'),
         (err: { code?: number }) => expect(err.code).to.equal(1),
       );

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, DEFAULT_PORT, loadConfig } from '../src/config.js';
+import { checkPrivileges, ConfigError, DEFAULT_PORT, loadConfig } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('defaults to loopback on port 60534 with the embedded database', () => {
@@ -37,6 +37,12 @@ describe('loadConfig', () => {
   it('refuses a non-loopback HOST without FILESIFT_API_TOKEN', () => {
     expect(() => loadConfig({ HOST: '0.0.0.0' })).to.throw(ConfigError, /FILESIFT_API_TOKEN/);
     expect(() => loadConfig({ HOST: '::1' })).not.to.throw();
+  });
+
+  it('as root (uid 0), requires FILESIFT_API_TOKEN; as any other user it does not', () => {
+    expect(() => checkPrivileges(loadConfig({}), 0)).to.throw(ConfigError, /running as root without FILESIFT_API_TOKEN/);
+    expect(() => checkPrivileges(loadConfig({ FILESIFT_API_TOKEN: 'x' }), 0)).not.to.throw();
+    expect(() => checkPrivileges(loadConfig({}), 1000)).not.to.throw();
   });
 
   it('names the variable that is wrong', () => {

@@ -37,7 +37,8 @@ export interface EventMap {
   file_embedded: FileEventBase & { chunks: number; model: string };
   /** `chunks` is null when the file reused another file's (or its own earlier) chunks. */
   file_indexed: FileEventBase & { file_id: number; chunks: number | null; reused: boolean };
-  file_skipped: FileEventBase & { reason: 'unchanged' | 'content_unchanged' | 'excluded' };
+  /** `contains_secret`: the content check keeps the file out of the index; `detail` says what it holds. */
+  file_skipped: FileEventBase & { reason: 'unchanged' | 'content_unchanged' | 'excluded' | 'contains_secret'; detail?: string };
   file_failed: FileEventBase & { file_id: number | null; code: string; error: string };
   file_removed: FileEventBase & { reason: 'deleted' | 'excluded' | 'job_removed' | 'missing' };
 

@@ -218,7 +218,7 @@ export const DEFAULT_EXCLUDE_GROUPS: readonly PatternGroup[] = Object.freeze([
   {
     id: 'secrets',
     title: 'Secrets and credentials',
-    why: 'Keys, tokens and passwords must never reach an index or a summariser. `*.key` also hides Keynote files: rescue those with an anchored include such as `/Presentations/*.key`.',
+    why: 'Keys, tokens, passwords and command histories (which hold typed passwords) must never reach an index or a summariser. A file under any other name that holds a private key or a token is kept out by its content (see README, Security). `*.key` also hides Keynote files: rescue those with an anchored include such as `/Presentations/*.key`.',
     patterns: [
       '.env',
       '.env.*',
@@ -258,6 +258,17 @@ export const DEFAULT_EXCLUDE_GROUPS: readonly PatternGroup[] = Object.freeze([
       '.git-credentials',
       '.htpasswd',
       '.vault-token',
+      '.*_history', // shell and REPL histories: .bash_history, .zsh_history, .mysql_history, .psql_history, .python_history…
+      '.zhistory',
+      '.histfile',
+      '.Rhistory',
+      '.lesshst',
+      '.viminfo', // vim's command history and registers
+      'logins.json', // Firefox and Thunderbird saved passwords, and their keys
+      'key3.db',
+      'key4.db',
+      'signons.sqlite',
+      'cookies.sqlite',
       '.ssh/',
       '.gnupg/',
       '.aws/',
@@ -265,6 +276,10 @@ export const DEFAULT_EXCLUDE_GROUPS: readonly PatternGroup[] = Object.freeze([
       '.kube/',
       '.docker/',
       '.password-store/',
+      '.terraform.d/', // credentials.tfrc.json: Terraform Cloud tokens
+      '.thunderbird/', // mail profiles: stored passwords, keys
+      'Thunderbird/Profiles/', // macOS and Windows Thunderbird profiles
+      'Firefox/Profiles/', // macOS and Windows Firefox profiles
       '.config/', // XDG config: tokens of gh, gcloud, rclone...
       '.local/', // XDG data: keyrings, trash, app state
       '.mozilla/', // browser profiles: cookies, saved logins

@@ -86,7 +86,6 @@ export interface FilesToQueueOptions {
   isIndexed?: (path: string) => boolean;
   /** With it, only files `previous` did not include are yielded (newly included). */
   previous?: FilterMatcher;
-  followSymlinks?: boolean;
   skipPaths?: readonly string[];
   signal?: AbortSignal;
   onError?: (error: WalkError) => void;
@@ -114,7 +113,6 @@ export async function* filesToQueue(
       matcher: next,
       filePattern: pattern.matcher,
       recursive: root.recursive ?? true,
-      followSymlinks: options.followSymlinks,
       skipPaths: options.skipPaths,
       signal: options.signal,
       onError: options.onError,

@@ -1,8 +1,9 @@
 /**
  * Walks a directory tree and yields the files a filter lets through: used by initial scans, start-up
  * reconciliation and filter application. Iterative (no recursion, so depth is unbounded), never descends
- * into excluded folders, skips symlinks unless asked to follow them (then with loop detection), and reports
- * unreadable entries as values through `onError`; it never throws for file-system conditions.
+ * into excluded folders, never follows a symbolic link (lib/no-follow.ts: links below a named folder are
+ * skipped, counted in the summary), and reports unreadable entries as values through `onError`; it never
+ * throws for file-system conditions.
  * Order is deterministic: depth first, names in code-point order within a folder.
  */
 import type { Dirent, Stats } from 'node:fs';
@@ -13,7 +14,7 @@ import { relativeToRoot } from './paths.js';
 import { isWithin } from '../lib/paths.js';
 
 export interface WalkedFile {
-  /** Absolute path (through the walked root's spelling, symlinks not resolved). */
+  /** Absolute path (under the walked root's spelling; nothing below the root is a link). */
   path: string;
   /** Relative to `relativeTo` (the watched root), POSIX separators, names as on disk. */
   relativePath: string;
@@ -23,8 +24,11 @@ export interface WalkedFile {
 
 export interface WalkError {
   path: string;
-  /** The file-system code (EACCES, ENOENT, ...) or one of ours: 'outside_root', 'symlink_loop' (a link back
-   * to a folder above it), 'already_walked' (a folder reached a second time through a link). */
+  /**
+   * The file-system code (EACCES, ENOENT, ...), 'outside_root', or 'invalid_name': a name that is not valid UTF-8
+   * (written by another system or an old tool). Node reads it with U+FFFD in place of the bad bytes, a path no
+   * call can open, so the file is reported, never silently left out.
+   */
   code: string;
   message: string;
 }
@@ -38,9 +42,6 @@ export interface WalkOptions {
   relativeTo?: string;
   /** Walk sub-folders (default true); false yields only the folder's own files. */
   recursive?: boolean;
-  /** Follow symbolic links to files and folders (default false: symlinks are skipped). Each folder is walked
-   * once, under the first path that reaches it in walk order (a link may come before the real folder). */
-  followSymlinks?: boolean;
   /** Absolute paths never walked or yielded, e.g. the service's own data directory. */
   skipPaths?: readonly string[];
   signal?: AbortSignal;
@@ -71,15 +72,20 @@ interface Candidate {
 
 function fsError(p: string, err: unknown): WalkError {
   const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : 'EUNKNOWN';
+  if (code === 'ENOENT' && path.basename(p).includes('\uFFFD')) {
+    return { path: p, code: 'invalid_name', message: 'its name is not valid UTF-8 (shown with \uFFFD for the bad bytes), so it cannot be opened by name: rename it to index it' };
+  }
   return { path: p, code, message: err instanceof Error ? err.message : String(err) };
 }
 
-type StatResult = { ok: true; stats: Stats } | { ok: false; error: WalkError };
+type StatResult = { ok: true; stats: Stats } | { ok: false; error: WalkError } | { ok: false; link: true };
 
+/** lstat: an entry swapped for a link since its folder was read is skipped like any other link. */
 async function statFile(f: Candidate): Promise<StatResult> {
   if (f.stats) return { ok: true, stats: f.stats };
   try {
-    return { ok: true, stats: await fs.stat(f.abs) };
+    const stats = await fs.lstat(f.abs);
+    return stats.isSymbolicLink() ? { ok: false, link: true } : { ok: true, stats };
   } catch (err) {
     return { ok: false, error: fsError(f.abs, err) };
   }
@@ -110,7 +116,6 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
   };
   const { matcher, filePattern, signal } = options;
   const recursive = options.recursive ?? true;
-  const follow = options.followSymlinks ?? false;
   const concurrency = Math.max(1, options.statConcurrency ?? 32);
   const skip = (options.skipPaths ?? []).map((p) => path.resolve(p));
   const skipped = (abs: string): boolean => skip.some((s) => isWithin(s, abs));
@@ -135,12 +140,6 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
     summary.excludedDirectories++;
     return summary;
   }
-
-  // With followSymlinks, every folder's identity is remembered so a link back up (or to a folder already
-  // walked) is not walked again.
-  const visited = new Map<string, string>(); // dev:ino → the path it was walked under
-  const identity = (s: Stats): string => `${s.dev}:${s.ino}`;
-  if (follow) visited.set(identity(rootStats), rootAbs);
 
   const stack: { abs: string; rel: string }[] = [{ abs: rootAbs, rel: rootRel }];
   while (stack.length > 0) {
@@ -169,17 +168,20 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
       let stats: Stats | null = null;
       let isDir = d.isDirectory();
       let isFile = d.isFile();
-      if (d.isSymbolicLink() || isUnknownType(d)) {
+      if (d.isSymbolicLink()) {
+        summary.symlinksSkipped++;
+        continue;
+      }
+      if (isUnknownType(d)) {
+        // Some file systems do not report entry types: ask lstat (a link is skipped like any other link).
         try {
-          // Some file systems do not report entry types: ask lstat, then treat a link like any other link.
-          const isLink = d.isSymbolicLink() || (await fs.lstat(abs)).isSymbolicLink();
-          if (isLink && !follow) {
-            summary.symlinksSkipped++;
-            continue;
-          }
-          stats = await fs.stat(abs);
+          stats = await fs.lstat(abs);
         } catch (err) {
-          report(fsError(abs, err)); // a dangling link, or the entry vanished
+          report(fsError(abs, err)); // the entry vanished
+          continue;
+        }
+        if (stats.isSymbolicLink()) {
+          summary.symlinksSkipped++;
           continue;
         }
         isDir = stats.isDirectory();
@@ -190,25 +192,6 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
         if (matcher && !matcher.shouldDescend(rel)) {
           summary.excludedDirectories++;
           continue;
-        }
-        if (follow) {
-          try {
-            const id = identity(stats ?? (await fs.stat(abs)));
-            const earlier = visited.get(id);
-            if (earlier !== undefined) {
-              const loop = isWithin(earlier, abs);
-              report({
-                path: abs,
-                code: loop ? 'symlink_loop' : 'already_walked',
-                message: loop ? `${abs} leads back to ${earlier}` : `${abs} is the folder already walked as ${earlier}`,
-              });
-              continue;
-            }
-            visited.set(id, abs);
-          } catch (err) {
-            report(fsError(abs, err));
-            continue;
-          }
         }
         subdirs.push({ abs, rel });
       } else if (isFile) {
@@ -236,7 +219,8 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
         const f = batch[j] as Candidate;
         const r = results[j] as StatResult;
         if (!r.ok) {
-          report(r.error); // vanished or unreadable since the folder was read
+          if ('link' in r) summary.symlinksSkipped++;
+          else report(r.error); // vanished or unreadable since the folder was read
           continue;
         }
         summary.files++;

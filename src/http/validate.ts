@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Static, TSchema } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { createErrorWith, type ErrorFields } from './errors.js';
 import { findProblem } from '../validation.js';
 
@@ -14,6 +14,20 @@ export function validBodyOr<S extends TSchema>(ctx: Context, schema: S, fields: 
   const problem = findProblem(schema, body);
   if (problem) throw createErrorWith('invalid_request', fields, problem);
   return body as Static<S>;
+}
+
+const NoBodySchema = Type.Object({}, { additionalProperties: false });
+
+/**
+ * For endpoints that take no body: nothing, or `{}`. A field sent anyway is a 400 naming it, never silently
+ * ignored (a client sending options an endpoint does not have would otherwise believe they applied).
+ */
+export function noBody(ctx: Context, fields: ErrorFields = {}): void {
+  const body: unknown = (ctx.request as { body?: unknown }).body ?? {};
+  if (findProblem(NoBodySchema, body) === null) return;
+  const names = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+  const sent = names.length > 0 ? `field${names.length > 1 ? 's' : ''} ${names.map((n) => `'${n.slice(0, 60)}'`).join(', ')}` : `a ${Array.isArray(body) ? 'list' : typeof body}`;
+  throw createErrorWith('invalid_request', fields, `${ctx.method} ${ctx.path} takes no body fields, got ${sent}`);
 }
 
 const ID = /^[1-9]\d{0,15}$/;

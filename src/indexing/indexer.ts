@@ -11,6 +11,8 @@ import type { KnownFile } from '../store/repositories/files.types.js';
 import type { StoreApi } from '../store/store.js';
 import type { FileOutcome, IndexRun } from './run.js';
 
+/** Share of indexing.file_timeout_seconds the parse stage may spend extracting before it keeps what it has. */
+const PARSE_TIME_SHARE = 0.5;
 /** Characters the local analyzer reads at most (summaries and keywords come from the start of huge texts). */
 const ANALYZE_MAX_INPUT_CHARS = 100_000;
 
@@ -35,6 +37,8 @@ export interface IndexFileOptions {
   force: boolean;
   /** What the caller already knows of the file (saves a query); undefined: look it up. */
   known?: KnownFile | null;
+  /** Stops this file's work (default: the run's signal); a queue item has its own, so a deleted job stops it. */
+  signal?: AbortSignal;
 }
 
 /** mtime in whole milliseconds: what statFile's ISO timestamps carry, and what we store. */
@@ -44,11 +48,11 @@ export function wholeMs(mtimeMs: number): number {
 
 /**
  * True when a file needs no work: same size and mtime as when it was processed, and processed with the
- * current model (a failed file is not retried until it changes, or a forced run).
+ * current model (a failed or content-excluded file is not read again until it changes, or a forced run).
  */
 export function looksUnchanged(known: KnownFile, size: number, mtimeMs: number, model: string | null): boolean {
   if (!sameFacts(known, size, mtimeMs)) return false;
-  return known.status === 'failed' || known.embeddingModel === (model ?? '');
+  return known.status !== 'indexed' || known.embeddingModel === (model ?? '');
 }
 
 /** Same size and mtime as when the file was processed: its content is taken to be unchanged. */
@@ -136,7 +140,7 @@ export class Indexer {
    * changes (no parsing, no embedding). Otherwise the destination is indexed (reusing identical content) and
    * the source removed.
    */
-  moveFile(from: string, to: string, run: IndexRun): Promise<FileOutcome> {
+  moveFile(from: string, to: string, run: IndexRun, signal?: AbortSignal): Promise<FileOutcome> {
     return this.#withPathLock(from, () =>
       this.#withPathLock(to, async () => {
         const [known] = await this.deps.store.files.known([from]);
@@ -149,7 +153,7 @@ export class Indexer {
             return { status: 'indexed' };
           }
         }
-        const outcome = await this.#guarded(to, { run, force: false });
+        const outcome = await this.#guarded(to, { run, force: false, ...(signal ? { signal } : {}) });
         await this.deps.store.files.removePaths([from]);
         return outcome;
       }),
@@ -163,11 +167,11 @@ export class Indexer {
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       this.deps.logger.error({ err, path: filePath }, 'unexpected error while indexing a file');
-      return this.#fail(filePath, options.run, factsOfMissing(filePath), 0, 'internal', reason).catch((): FileOutcome => ({ status: 'failed', code: 'internal', reason }));
+      return this.#fail(filePath, options.run, factsOfMissing(filePath), 0, 'internal', reason, options.signal).catch((): FileOutcome => ({ status: 'failed', code: 'internal', reason }));
     }
   }
 
-  async #index(filePath: string, { run, force, known: knownArg }: IndexFileOptions): Promise<FileOutcome> {
+  async #index(filePath: string, { run, force, known: knownArg, signal = run.signal }: IndexFileOptions): Promise<FileOutcome> {
     const { store } = this.deps;
     const settings = this.deps.settings.get();
     const model = this.deps.embeddingModel();
@@ -182,9 +186,9 @@ export class Indexer {
           run.fileEvent('file_removed', { path: filePath, reason: 'missing' });
           return { status: 'removed' };
         }
-        return this.#fail(filePath, run, null, 0, stat.code, stat.reason);
+        return this.#fail(filePath, run, null, 0, stat.code, stat.reason, signal);
       }
-      return this.#fail(filePath, run, factsOfMissing(filePath), 0, stat.code, stat.reason);
+      return this.#fail(filePath, run, factsOfMissing(filePath), 0, stat.code, stat.reason, signal);
     }
     const facts = stat.facts;
     const mtimeMs = Date.parse(facts.modified);
@@ -197,16 +201,25 @@ export class Indexer {
       return this.#reembed(known.id, run);
     }
 
-    const timing: RunOptions = { timeoutMs: settings.indexing.file_timeout_seconds * 1000, signal: run.signal };
+    const timing: RunOptions = { timeoutMs: settings.indexing.file_timeout_seconds * 1000, signal };
     run.fileEvent('file_parsing', { path: filePath });
     const prepared = await this.deps.pool.prepare(
-      { path: filePath, parse: { maxFileBytes: Math.round(settings.indexing.max_file_size_mb * 1024 * 1024), maxTextChars: settings.indexing.max_text_chars } },
+      {
+        path: filePath,
+        parse: {
+          maxFileBytes: Math.round(settings.indexing.max_file_size_mb * 1024 * 1024),
+          maxTextChars: settings.indexing.max_text_chars,
+          // Half the file timeout: a document too slow to read whole ends with what was read, not with nothing.
+          timeBudgetMs: settings.indexing.file_timeout_seconds * 1000 * PARSE_TIME_SHARE,
+        },
+      },
       timing,
     );
-    if (!prepared.ok) return this.#fail(filePath, run, facts, mtimeMs, prepared.code, prepared.reason);
+    if (!prepared.ok) return this.#fail(filePath, run, facts, mtimeMs, prepared.code, prepared.reason, signal);
     if (!prepared.value.ok) {
       const failure = prepared.value;
-      return this.#fail(filePath, run, failure.facts ?? facts, mtimeMs, failure.code, failure.reason);
+      if (failure.code === 'contains_secret') return this.#exclude(filePath, run, failure.facts ?? facts, mtimeMs, failure.reason, signal);
+      return this.#fail(filePath, run, failure.facts ?? facts, mtimeMs, failure.code, failure.reason, signal);
     }
     const doc = prepared.value.doc;
     run.fileEvent('file_parsed', { path: filePath, format: doc.format, characters: doc.text.length, truncated: doc.textTruncated });
@@ -268,7 +281,7 @@ export class Indexer {
     timing: RunOptions,
   ): Promise<FileOutcome> {
     const enriched = await this.deps.pool.enrich({ doc, analyze: this.#analyzeOptions(settings), embed: model !== null }, timing);
-    if (!enriched.ok) return this.#fail(filePath, run, doc, mtimeMs, enriched.code, enriched.reason);
+    if (!enriched.ok) return this.#fail(filePath, run, doc, mtimeMs, enriched.code, enriched.reason, timing.signal);
     const { analysis, chunks, embedder, timings } = enriched.value;
     run.addStageTime('analyze', timings.analyzeMs);
     run.addStageTime('embed', timings.embedMs);
@@ -385,10 +398,25 @@ export class Indexer {
     return { status: 'skipped' };
   }
 
+  /**
+   * The content check keeps the file out of the index (it holds a key or a token): any earlier record of it
+   * leaves, and the reason is kept for /api/filters/test (and so that an unchanged file is not read again).
+   */
+  async #exclude(filePath: string, run: IndexRun, facts: FileFacts, mtimeMs: number, reason: string, signal: AbortSignal): Promise<FileOutcome> {
+    if (signal.aborted) return { status: 'skipped' };
+    const wasIndexed = await this.deps.store.files.saveExcluded({ facts, mtimeMs, jobId: this.deps.jobFor(filePath), code: 'contains_secret', reason });
+    if (wasIndexed) run.fileEvent('file_removed', { path: filePath, reason: 'excluded' });
+    run.record('skipped');
+    run.fileEvent('file_skipped', { path: filePath, reason: 'contains_secret', detail: reason });
+    this.deps.logger.warn({ path: filePath }, `kept out of the index: ${reason}`);
+    return { status: 'skipped' };
+  }
+
   /** Records the failure on the file (so it is visible, and findable by name) and tells event clients. */
-  async #fail(filePath: string, run: IndexRun, facts: FileFacts | null, mtimeMs: number, code: string, reason: string): Promise<FileOutcome> {
+  async #fail(filePath: string, run: IndexRun, facts: FileFacts | null, mtimeMs: number, code: string, reason: string, signal = run.signal): Promise<FileOutcome> {
     let fileId: number | null = null;
-    if (facts && !run.signal.aborted) {
+    // Work stopped on purpose (a run cancelled, a job deleted) leaves no failure behind.
+    if (facts && !signal.aborted) {
       fileId = await this.deps.store.files.saveFailed({ facts, mtimeMs, jobId: this.deps.jobFor(filePath), code, reason });
     }
     run.record('failed');

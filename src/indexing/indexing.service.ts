@@ -228,8 +228,14 @@ export class IndexingService {
       skipPaths: [this.deps.ownData.path],
       signal: run.signal,
       onError: (error) => {
-        unreadableDirs.push(error.path);
         this.deps.logger.warn({ path: error.path, code: error.code }, error.message);
+        if (error.code !== 'invalid_name') {
+          unreadableDirs.push(error.path);
+          return;
+        }
+        // Not addressable by name, so nothing can be stored for it: counted and told as failed, with the reason.
+        run.record('failed');
+        run.fileFailed({ path: error.path, file_id: null, code: error.code, error: error.message });
       },
     });
     for await (const file of walk) {

@@ -42,8 +42,11 @@ export interface ParsedDocument extends FileFacts {
   note?: string;
 }
 
-/** Expected parse failures are values, not throws (they cross thread boundaries). */
-export type ParseFailureCode = 'encrypted' | 'corrupt' | 'unreadable' | 'not_found' | 'not_a_file';
+/**
+ * Expected parse failures are values, not throws (they cross thread boundaries). 'contains_secret' is not a
+ * failure of the file but the content check's verdict (stages/secrets.ts): the file is kept out of the index.
+ */
+export type ParseFailureCode = 'encrypted' | 'corrupt' | 'unreadable' | 'not_found' | 'not_a_file' | 'contains_secret';
 
 export type ParseOutcome =
   | { ok: true; doc: ParsedDocument }

@@ -13,6 +13,29 @@ const DATE_FIELDS = ['modifiedAfter', 'modifiedBefore', 'createdAfter', 'created
 // eslint-disable-next-line no-control-regex
 const NUL = /\u0000/;
 
+/** YYYY-MM-DD, optionally with a time (THH:MM, :SS, .fraction) and a zone (Z, ±HH:MM, ±HHMM). */
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * The instant an ISO 8601 date or timestamp names, or null when it names none. Date.parse rolls impossible
+ * dates over (2026-02-30 becomes March 2) and accepts free text: every field is checked against its range here.
+ */
+export function parseIsoDate(text: string): Date | null {
+  const m = ISO_DATE.exec(text.trim());
+  if (!m) return null;
+  const [, y, mo, d, h = '0', mi = '0', sec = '0', zone] = m;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, sec].map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return null;
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const offset = zone.replace(':', '');
+    if (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(3, 5)) > 59) return null;
+  }
+  const date = new Date(text.trim().replace(' ', 'T'));
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
 function bad(field: keyof CandidateFilters, reason: string): FilterCheck {
   return { ok: false, code: 'invalid_filter', field, reason };
 }
@@ -38,17 +61,24 @@ export function validateCandidateFilters(input: CandidateFilters): FilterCheck {
   for (const field of DATE_FIELDS) {
     const v = input[field];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(Date.parse(v))) {
-      return bad(field, `must be an ISO 8601 date or timestamp, got '${String(v)}'`);
+    const date = typeof v === 'string' ? parseIsoDate(v) : null;
+    if (date === null) {
+      return bad(field, `must be a real date in ISO 8601 form, e.g. '2026-02-28' or '2026-02-28T13:45:00Z', got '${String(v).slice(0, 60)}'`);
     }
     // Bound as an unambiguous UTC instant: PostgreSQL and JavaScript read zone-less times differently.
-    out[field] = new Date(v).toISOString();
+    out[field] = date.toISOString();
   }
   for (const field of ['sizeMin', 'sizeMax'] as const) {
     const v = input[field];
     if (v === undefined) continue;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return bad(field, 'must be a whole number of bytes ≥ 0');
     out[field] = v;
+  }
+  // Bounds that cross exclude every file: say so rather than answer an empty list.
+  for (const [low, high] of [['modifiedAfter', 'modifiedBefore'], ['createdAfter', 'createdBefore'], ['sizeMin', 'sizeMax']] as const) {
+    const a = out[low];
+    const b = out[high];
+    if (a !== undefined && b !== undefined && a > b) return bad(low, `is past its upper bound (${String(a)} > ${String(b)}): no file can match`);
   }
   if (input.directory !== undefined) {
     const d = input.directory;

@@ -10,6 +10,7 @@
  */
 import stem from 'wink-porter2-stemmer';
 import { memoizeBounded } from '../lib/bounded-memo.js';
+import { MAX_WORD_CHARS } from '../lib/words.js';
 
 export interface Snippet {
   text: string;
@@ -87,7 +88,8 @@ export class TermMatcher {
     const known = this.#memo.get(lower);
     if (known !== undefined) return known;
     let found = this.#index.get(lower) ?? -1;
-    if (found < 0 && this.#prefixes.some((p) => (p.exact ? lower === p.prefix : lower.startsWith(p.prefix)))) {
+    // An overlong "word" is never stemmed: Porter2 is quadratic in its length (lib/words.ts).
+    if (found < 0 && lower.length <= MAX_WORD_CHARS && this.#prefixes.some((p) => (p.exact ? lower === p.prefix : lower.startsWith(p.prefix)))) {
       found = this.#index.get(cachedStem(lower)) ?? -1;
     }
     this.#memo.set(lower, found);

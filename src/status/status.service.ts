@@ -26,6 +26,11 @@ export type ComponentName = 'embedder' | 'worker_pool' | 'watcher' | 'queue' | '
 
 export type StatusReport = {
   status: 'ok' | 'degraded';
+  /**
+   * Start-up is over: every watched folder is watched live (a change made from now on is seen as it happens;
+   * one made before is found by the start-up reconcile). False while the watchers start after a restart.
+   */
+  ready: boolean;
   /** Active watch jobs. */
   jobs: number | null;
   version: string;
@@ -55,6 +60,7 @@ export class StatusService {
     private readonly store: StoreHandle,
     private readonly version: string,
     private readonly components: Partial<Record<ComponentName, HealthReporter>> = {},
+    private readonly ready: () => boolean = () => true,
   ) {}
 
   async check(): Promise<StatusReport> {
@@ -62,6 +68,7 @@ export class StatusService {
     const healthy = database.ok && Object.values(components).every((c) => c.ok);
     return {
       status: healthy ? 'ok' : 'degraded',
+      ready: this.ready(),
       jobs,
       version: this.version,
       started_at: this.#startedAt.toISOString(),

@@ -46,6 +46,21 @@ describe('DEFAULT_EXCLUDE', () => {
   });
 });
 
+describe('the default filters on secrets', () => {
+  it('keep shell and REPL histories, Terraform credentials and browser/mail password stores out', () => {
+    const m = compileFilter(defaultFilterConfig());
+    for (const p of [
+      '.bash_history', '.zsh_history', '.mysql_history', '.psql_history', '.python_history', '.node_repl_history',
+      '.terraform.d/credentials.tfrc.json',
+      '.mozilla/firefox/abc.default/logins.json', '.mozilla/firefox/abc.default/key4.db',
+      '.thunderbird/xyz.default/logins.json', '.thunderbird/xyz.default/key4.db',
+    ]) {
+      expect(m.isIndexed(p), p).to.equal(false);
+    }
+    for (const p of ['notes/history.md', 'docs/login.json', 'project/terraform/main.tf']) expect(m.isIndexed(p), p).to.equal(true);
+  });
+});
+
 describe('DEFAULT_BLACKLIST_INCLUDE', () => {
   it('brings back environment templates, and only them', () => {
     expectValidUnique(DEFAULT_BLACKLIST_INCLUDE);

@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { setMode } from '../../src/filters/config.js';
@@ -121,6 +122,18 @@ describe('walkFiles', () => {
     expect(inside.summary.excludedDirectories).to.equal(1);
   });
 
+  it('reports a file whose name is not valid UTF-8 as invalid_name, not as an unreadable folder', async () => {
+    // 'caf\xe9.txt' in Latin-1, as an old tool or another system writes it.
+    const raw = Buffer.concat([Buffer.from(path.join(root, 'Documents') + path.sep), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74])]);
+    await fs.writeFile(raw, 'latin-1 name');
+    const errors: WalkError[] = [];
+    const { files } = await collect(root, { onError: (e) => errors.push(e) });
+    expect(rels(files)).to.deep.equal([...DOCUMENTS, ...JUNK].sort());
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.include({ path: path.join(root, 'Documents', 'caf\uFFFD.txt'), code: 'invalid_name' });
+    expect(errors[0]!.message).to.match(/not valid UTF-8/);
+  });
+
   it('skips symbolic links by default', async () => {
     await fs.symlink('..', path.join(root, 'project', 'loop'));
     await fs.symlink('notes.md', path.join(root, 'Documents', 'link.md'));
@@ -130,24 +143,22 @@ describe('walkFiles', () => {
     expect(rels(files)).to.deep.equal([...DOCUMENTS, ...JUNK].sort());
   });
 
-  it('follows symbolic links when asked, without looping or repeating folders', async () => {
-    await fs.symlink('..', path.join(root, 'project', 'loop'));
-    await fs.symlink('notes.md', path.join(root, 'Documents', 'link.md'));
-    await fs.symlink('nowhere.md', path.join(root, 'Documents', 'dangling.md'));
-    await fs.symlink(path.join(root, 'project', 'docs'), path.join(root, 'docs-link'));
-    const errors: WalkError[] = [];
-    const { files, summary } = await collect(root, { followSymlinks: true, onError: (e) => errors.push(e) });
-    const got = rels(files);
-    expect(got).to.include('Documents/link.md');
-    expect(got.filter((p) => p.endsWith('guide.md'))).to.have.length(1); // the folder is walked once, under one name
-    expect(got.some((p) => p.startsWith('project/loop/'))).to.equal(false);
-    // docs-link sorts before project/, so the docs folder is walked through the link and the real one is skipped.
-    expect(errors.map((e) => `${e.code} ${path.relative(root, e.path)}`).sort()).to.deep.equal([
-      'ENOENT Documents/dangling.md',
-      `already_walked ${path.join('project', 'docs')}`,
-      `symlink_loop ${path.join('project', 'loop')}`,
-    ]);
-    expect(summary.errors).to.equal(3);
+  it('never follows a link, to a file or a folder, inside or outside the tree', async () => {
+    const outside = await fs.mkdtemp(path.join(os.tmpdir(), 'walk-outside-'));
+    try {
+      await fs.writeFile(path.join(outside, 'shadow'), 'root:secret');
+      await fs.symlink(path.join(outside, 'shadow'), path.join(root, 'Documents', 'shadow.txt'));
+      await fs.symlink(outside, path.join(root, 'outside-dir'));
+      await fs.symlink(path.join(root, 'project', 'docs'), path.join(root, 'docs-link'));
+      const errors: WalkError[] = [];
+      const { files, summary } = await collect(root, { onError: (e) => errors.push(e) });
+      expect(rels(files)).to.deep.equal([...DOCUMENTS, ...JUNK].sort());
+      expect(files.some((f) => f.path.startsWith(outside) || f.relativePath.startsWith('docs-link/'))).to.equal(false);
+      expect(summary.symlinksSkipped).to.equal(3);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
   });
 
   it('never walks or yields skipped paths (e.g. the service data directory)', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { rm, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { AnyBusEvent } from '../../src/events/types.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
@@ -40,6 +41,15 @@ forEachEngine('indexing runs', (engine) => {
     await t.service.indexing.settled();
     return run.counts;
   }
+
+  it('counts a file whose name is not valid UTF-8 as failed, with the reason, and keeps its folder indexed', async () => {
+    await writeFile(Buffer.concat([Buffer.from(tree.path('sub') + path.sep), Buffer.from([0x6e, 0x6f, 0x74, 0xe9, 0x2e, 0x74, 0x78, 0x74])]), 'latin-1 name');
+    const counts = await runDirectory(true);
+    expect(counts).to.include({ indexed: 5, failed: 2 });
+    const failed = events.filter((e) => e.type === 'file_failed').map((e) => e.data as { path: string; code: string; error: string });
+    expect(failed.find((f) => f.code === 'invalid_name')).to.deep.include({ path: tree.path('sub/not\uFFFD.txt') });
+    expect(await t.service.store.api.files.known([tree.path('sub/copy-of-report.txt')])).to.have.length(1);
+  });
 
   async function fileAt(relative: string) {
     const [known] = await t.service.store.api.files.known([tree.path(relative)]);

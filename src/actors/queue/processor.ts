@@ -5,7 +5,7 @@
  * item is judged again when it runs: a file that is excluded by now leaves the index, one that is back on
  * disk is indexed instead of deleted, and one no watch job covers any more is left alone.
  */
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProcessOutcome, QueueProcessor, StoredQueueItem } from './types.js';
 import type { EventBus } from '../../events/bus.js';
@@ -44,8 +44,11 @@ export class IndexingProcessor implements QueueProcessor {
    */
   #run: IndexRun | null = null;
   #inFlight = 0;
-  /** Paths being processed, with the work: a deleted job waits for its items before deleting its files. */
-  readonly #busy = new Map<string, Promise<unknown>>();
+  /**
+   * Paths being processed, with the work and what stops it: a deleted job stops its items (at their next
+   * stage: a hostile file is not waited out to its timeout) and waits for them before deleting its files.
+   */
+  readonly #busy = new Map<string, { work: Promise<unknown>; controller: AbortController }>();
   readonly #patterns = new Map<string, FilePatternMatcher>();
   #closing = false;
 
@@ -56,9 +59,11 @@ export class IndexingProcessor implements QueueProcessor {
     if (this.#closing) run.controller.abort();
     run.addToTotal(1);
     this.#inFlight++;
-    const work = this.#dispatch(item, run).finally(() => {
+    const controller = new AbortController();
+    const signal = AbortSignal.any([run.signal, controller.signal]);
+    const work = this.#dispatch(item, run, signal).finally(() => {
       this.#inFlight--;
-      for (const p of [item.file_path, item.dest_path]) if (p !== null && this.#busy.get(p) === work) this.#busy.delete(p);
+      for (const p of [item.file_path, item.dest_path]) if (p !== null && this.#busy.get(p)?.work === work) this.#busy.delete(p);
       // The queue starts its next item right after this one settles: end the run only if none followed.
       setImmediate(() => {
         if (this.#inFlight === 0 && this.#run === run) {
@@ -68,17 +73,21 @@ export class IndexingProcessor implements QueueProcessor {
         }
       });
     });
-    this.#busy.set(item.file_path, work);
-    if (item.dest_path !== null) this.#busy.set(item.dest_path, work);
+    this.#busy.set(item.file_path, { work, controller });
+    if (item.dest_path !== null) this.#busy.set(item.dest_path, { work, controller });
     return work;
   }
 
-  /** Resolves when no item touching `directory` (or below it) is being processed. */
+  /**
+   * Stops the items touching `directory` (or below it) that are being processed, and resolves when none is
+   * (their job is being deleted: the queue has already dropped them, so their outcome no longer matters).
+   */
   async idleUnder(directory: string): Promise<void> {
     for (;;) {
-      const pending = [...this.#busy].filter(([p]) => isWithin(directory, p)).map(([, w]) => w);
+      const pending = [...this.#busy].filter(([p]) => isWithin(directory, p)).map(([, b]) => b);
       if (pending.length === 0) return;
-      await Promise.allSettled(pending);
+      for (const busy of pending) busy.controller.abort();
+      await Promise.allSettled(pending.map((b) => b.work));
     }
   }
 
@@ -88,19 +97,19 @@ export class IndexingProcessor implements QueueProcessor {
     this.#run?.controller.abort();
   }
 
-  async #dispatch(item: StoredQueueItem, run: IndexRun): Promise<ProcessOutcome> {
+  async #dispatch(item: StoredQueueItem, run: IndexRun, signal: AbortSignal): Promise<ProcessOutcome> {
     switch (item.action) {
       case 'index':
-        return this.#index(item.file_path, run, item.retry_count > 0);
+        return this.#index(item.file_path, run, signal, item.retry_count > 0);
       case 'delete':
-        return this.#delete(item.file_path, run);
+        return this.#delete(item.file_path, run, signal);
       case 'move':
-        return this.#move(item.file_path, item.dest_path ?? '', run);
+        return this.#move(item.file_path, item.dest_path ?? '', run, signal);
     }
   }
 
   /** `retry`: an earlier attempt failed, and a failed file with unchanged size and mtime would be skipped. */
-  async #index(filePath: string, run: IndexRun, retry = false): Promise<ProcessOutcome> {
+  async #index(filePath: string, run: IndexRun, signal: AbortSignal, retry = false): Promise<ProcessOutcome> {
     const placement = this.#placement(filePath);
     if (placement === 'unwatched') return { ok: true };
     if (placement === 'excluded') {
@@ -111,17 +120,17 @@ export class IndexingProcessor implements QueueProcessor {
       await this.deps.indexer.removeFile(filePath, 'deleted', run);
       return { ok: true };
     }
-    return this.#outcome(await this.deps.indexer.indexFile(filePath, { run, force: retry }));
+    return this.#outcome(await this.deps.indexer.indexFile(filePath, { run, force: retry, signal }));
   }
 
-  async #delete(filePath: string, run: IndexRun): Promise<ProcessOutcome> {
+  async #delete(filePath: string, run: IndexRun, signal: AbortSignal): Promise<ProcessOutcome> {
     // Deleted, then back before its turn came (an editor's save, a checkout): index what is there.
-    if (this.#placement(filePath) === 'indexed' && (await isFile(filePath))) return this.#index(filePath, run);
+    if (this.#placement(filePath) === 'indexed' && (await isFile(filePath))) return this.#index(filePath, run, signal);
     await this.deps.indexer.removeFile(filePath, 'deleted', run);
     return { ok: true };
   }
 
-  async #move(from: string, to: string, run: IndexRun): Promise<ProcessOutcome> {
+  async #move(from: string, to: string, run: IndexRun, signal: AbortSignal): Promise<ProcessOutcome> {
     const placement = this.#placement(to);
     if (placement !== 'indexed') {
       // Moved out of every watched directory, or to a name the filters exclude.
@@ -129,7 +138,7 @@ export class IndexingProcessor implements QueueProcessor {
       if (placement === 'excluded') await this.deps.indexer.removeFile(to, 'excluded', run);
       return { ok: true };
     }
-    return this.#outcome(await this.deps.indexer.moveFile(from, to, run));
+    return this.#outcome(await this.deps.indexer.moveFile(from, to, run, signal));
   }
 
   #outcome(outcome: FileOutcome): ProcessOutcome {
@@ -157,9 +166,10 @@ export class IndexingProcessor implements QueueProcessor {
   }
 }
 
+/** A regular file, not followed through a link (a link is never indexed: lib/no-follow.ts). */
 async function isFile(filePath: string): Promise<boolean> {
   try {
-    return (await stat(filePath)).isFile();
+    return (await lstat(filePath)).isFile();
   } catch {
     return false;
   }

@@ -22,6 +22,9 @@ import {
 
 export * from './protocol.js';
 
+/** How long closing waits for the watcher thread to close its watchers before the thread is stopped. */
+const CLOSE_GRACE_MS = 5_000;
+
 export interface SpawnWatcherOptions {
   ownDataDir: string;
   filters: FilterConfig;
@@ -120,10 +123,15 @@ export async function spawnWatcher(options: SpawnWatcherOptions): Promise<Watche
       closing = true;
       const running = await current.catch(() => null);
       if (!running) return;
+      // chokidar closes its watchers at once, even mid-scan; a thread that does not answer in time is stopped anyway.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS)));
       try {
-        await running.remote.close();
+        if ((await Promise.race([running.remote.close(), late])) === 'late') options.logger.warn('watcher worker did not close in time; stopping it');
       } catch (err) {
         options.logger.warn({ err }, 'watcher worker did not close cleanly');
+      } finally {
+        clearTimeout(timer);
       }
       await running.worker.terminate();
     },

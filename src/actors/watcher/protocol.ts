@@ -15,6 +15,9 @@ export interface WatchSpec {
   filePattern: string | null;
 }
 
+/** Error codes that mean "the OS will not give us more native watches". */
+export const WATCH_LIMIT_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EMFILE']);
+
 /** `native`: the OS's change notifications (inotify, FSEvents, ReadDirectoryChangesW). `polling`: stat calls. */
 export type WatchMode = 'native' | 'polling';
 
@@ -84,9 +87,16 @@ export interface WatcherBatch {
   events: WatcherEvent[];
 }
 
+export interface WatchOptions {
+  /** Report files that changed since the watch started (a restarted watcher thread may have missed them). */
+  catchUp?: boolean;
+  /** Report files that changed at or after this time (ms since the epoch; e.g. when the service started). */
+  catchUpSince?: number;
+}
+
 export interface WatcherWorkerApi {
   /** Starts watching; resolves once the watcher is ready (every later change is reported). */
-  watch(spec: WatchSpec, options?: { catchUp?: boolean }): Promise<JobWatchState>;
+  watch(spec: WatchSpec, options?: WatchOptions): Promise<JobWatchState>;
   unwatch(jobId: number): Promise<void>;
   /** New filter configuration: applied to new events at once, and every watch is renewed to match it. */
   setFilters(filters: FilterConfig): Promise<void>;

@@ -2,42 +2,64 @@
  * The watcher actor's implementation (it runs in workers/watcher.worker.ts; tests also run it in-process).
  * One chokidar instance per watched directory. It filters and forwards; the queue decides:
  * - `ignored` prunes excluded folders (never watched, never read) and our own data directory;
+ * - symbolic links are never followed (lib/no-follow.ts): chokidar does not descend into them, and their `add`
+ *   events are dropped;
  * - file events are checked against the filters and the job's file_pattern again (chokidar asks `ignored`
  *   without stats in places, so a file cannot always be told from a folder there);
  * - unlink + add of the same file identity become a `move` (move-pairer.ts), using a stat cache filled from
  *   chokidar's initial scan and later events;
  * - events leave in batches (at most every `batchIntervalMs`, at most `maxBatch` each);
- * - when the OS refuses more watches (ENOSPC, EMFILE), the job is watched by polling instead, and a `mode`
- *   event says so (the owner then re-scans the job, so nothing changed meanwhile is missed).
+ * - when the OS refuses more watches (ENOSPC, EMFILE), at any time (also during chokidar's first scan of a
+ *   big tree), the native watcher is closed at once (its watches go back to the system) and the job is
+ *   watched by polling instead; one `error` and one `mode` event say so, with how many folders were refused
+ *   (the owner then re-scans the job, so nothing changed meanwhile is missed);
+ * - unwatching and closing never wait for a watcher to finish its scan: a watcher still scanning is closed
+ *   where it is;
+ * - a folder created while watched is read again once it has been quiet a moment: chokidar reads a new folder
+ *   and starts watching it, and files written in between (a burst into a fresh folder) would never be reported.
  */
-import type { Stats } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { compileFilePattern, compileFilter, type FilePatternMatcher, type FilterMatcher } from '../../filters/matcher.js';
 import { relativeToRoot } from '../../filters/paths.js';
 import type { FilterConfig } from '../../filters/schema.js';
 import { MovePairer, type FileIdentity, type PairedEvent } from './move-pairer.js';
-import type { JobWatchState, WatcherEvent, WatcherTuning, WatchMode, WatchSpec } from './protocol.js';
+import { WATCH_LIMIT_CODES, type JobWatchState, type WatcherEvent, type WatcherTuning, type WatchMode, type WatchOptions, type WatchSpec } from './protocol.js';
 import { isWithin, OwnDataDir } from '../../lib/paths.js';
 
-/** Error codes that mean "the OS will not give us more native watches". */
-const WATCH_LIMIT_CODES = new Set(['ENOSPC', 'EMFILE']);
 /** A file changed this recently, seen while a replacement watcher starts, is reported (it may have been missed). */
 const CATCH_UP_SLACK_MS = 2_000;
+/** A new folder is read again once no file has appeared in it for this long (at most NEW_FOLDER_MAX_WAIT_MS). */
+const NEW_FOLDER_QUIET_MS = 500;
+const NEW_FOLDER_MAX_WAIT_MS = 5_000;
 
 interface Instance {
   watcher: FSWatcher;
   mode: WatchMode;
   ready: boolean;
-  startedAt: number;
-  /** Report files changed around the start (a replacement watcher: the old one may have missed them). */
-  catchUp: boolean;
+  /** Closed (or closing): its events are ignored, and whoever waits for it to be ready stops waiting. */
+  closed: boolean;
+  /** Resolves when chokidar is ready, or when the instance is closed first. */
+  settled: Promise<void>;
+  /** Resolves `settled` (the instance is closed before it was ready). */
+  abandon: () => void;
+  /** Watches the OS refused this instance (ENOSPC, EMFILE): counted, reported once. */
+  refused: number;
+  /**
+   * Files seen by chokidar's initial scan that changed at or after this time (ms) are reported: a replacement
+   * watcher (the old one may have missed them), or the first watch after a restart (changed since the service
+   * started). null: none are.
+   */
+  catchUpSince: number | null;
 }
 
 interface Job {
   spec: WatchSpec;
   pattern: FilePatternMatcher;
   current: Instance | null;
+  /** Every instance not yet closed (the current one, one starting to replace it). */
+  instances: Set<Instance>;
   reason: string | null;
   /** A replacement (filters changed, fallback to polling) under way. */
   replacing: Promise<void> | null;
@@ -73,6 +95,8 @@ export class WatcherCore {
   #out: WatcherEvent[] = [];
   #batchTimer: NodeJS.Timeout | null = null;
   #releaseTimer: NodeJS.Timeout | null = null;
+  /** Folders created while watched, waiting to be read again: when they were first seen, and the timer. */
+  readonly #newFolders = new Map<string, { since: number; timer: NodeJS.Timeout }>();
   #releaseAt = Infinity;
   #closed = false;
 
@@ -85,26 +109,34 @@ export class WatcherCore {
     this.#pairer = new MovePairer({ quietMs: options.tuning.moveQuietMs, maxHoldMs: options.tuning.moveMaxHoldMs });
   }
 
-  async watch(spec: WatchSpec, options: { catchUp?: boolean } = {}): Promise<JobWatchState> {
+  async watch(spec: WatchSpec, options: WatchOptions = {}): Promise<JobWatchState> {
     if (this.#closed) throw new Error('watcher is closed');
     if (this.#jobs.has(spec.jobId)) throw new Error(`job ${spec.jobId} is already watched`);
     const pattern = compileFilePattern(spec.filePattern);
     if (!pattern.ok) throw new Error(`job ${spec.jobId}: invalid file_pattern: ${pattern.reason}`);
-    const job: Job = { spec: { ...spec, root: path.resolve(spec.root) }, pattern: pattern.matcher, current: null, reason: null, replacing: null, removed: false };
+    const job: Job = {
+      spec: { ...spec, root: path.resolve(spec.root) },
+      pattern: pattern.matcher,
+      current: null,
+      instances: new Set(),
+      reason: null,
+      replacing: null,
+      removed: false,
+    };
     this.#jobs.set(spec.jobId, job);
-    const instance = await this.#start(job, 'native', options.catchUp ?? false);
-    if (job.removed) await instance.watcher.close();
-    await job.replacing; // a fallback to polling may have started during the initial scan
+    const since = options.catchUpSince ?? (options.catchUp ? this.#now() : null);
+    await this.#start(job, 'native', since === null ? null : since - CATCH_UP_SLACK_MS);
+    await job.replacing?.catch(() => undefined); // a fallback to polling may have started during the initial scan
     return this.#state(job);
   }
 
+  /** Stops watching a job now: its watchers are closed where they are, even in the middle of their scan. */
   async unwatch(jobId: number): Promise<void> {
     const job = this.#jobs.get(jobId);
     if (!job) return;
     job.removed = true;
     this.#jobs.delete(jobId);
-    await job.replacing?.catch(() => undefined);
-    await job.current?.watcher.close();
+    await Promise.all([...job.instances].map((instance) => this.#closeInstance(job, instance)));
     job.current = null;
   }
 
@@ -113,7 +145,7 @@ export class WatcherCore {
     this.#matcher = compileFilter(filters);
     for (const job of [...this.#jobs.values()]) {
       await job.replacing?.catch(() => undefined);
-      if (job.removed || !job.current) continue;
+      if (job.removed || !job.current || job.current.closed) continue;
       await this.#replace(job, job.current.mode);
     }
   }
@@ -148,13 +180,27 @@ export class WatcherCore {
     for (const jobId of [...this.#jobs.keys()]) await this.unwatch(jobId);
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     this.#releaseTimer = null;
+    for (const { timer } of this.#newFolders.values()) clearTimeout(timer);
+    this.#newFolders.clear();
     this.#forward(this.#pairer.releaseAll());
     this.flush();
   }
 
   // ------------------------------------------------------------------------------------------ chokidar
 
-  async #start(job: Job, mode: WatchMode, catchUp: boolean): Promise<Instance> {
+  /** Starts an instance and resolves when it is ready, or when it is closed before (an unwatch, a fallback). */
+  async #start(job: Job, mode: WatchMode, catchUpSince: number | null): Promise<Instance> {
+    const instance = this.#launch(job, mode, catchUpSince);
+    await instance.settled;
+    if (!instance.closed) instance.ready = true;
+    return instance;
+  }
+
+  /**
+   * Creates a chokidar instance for the job (it starts scanning at once). A job's first instance is its current
+   * one at once; a replacement becomes current only when ready (see #replace).
+   */
+  #launch(job: Job, mode: WatchMode, catchUpSince: number | null): Instance {
     const poll = this.#tuning.pollIntervalMs;
     const watcher = chokidar.watch(job.spec.root, {
       ignored: (p: string, stats?: Stats) => this.#ignored(job, p, stats),
@@ -169,34 +215,62 @@ export class WatcherCore {
       binaryInterval: poll,
       atomic: mode === 'native',
     });
-    const instance: Instance = { watcher, mode, ready: false, startedAt: this.#now(), catchUp };
+    let abandon = (): void => undefined;
+    const settled = new Promise<void>((resolve) => {
+      abandon = resolve;
+      watcher.once('ready', () => resolve());
+    });
+    const instance: Instance = { watcher, mode, ready: false, closed: false, settled, abandon, refused: 0, catchUpSince };
+    job.instances.add(instance);
     job.current ??= instance; // the first instance of a job is current at once (a replacement only when ready)
-    watcher.on('add', (p: string, stats?: Stats) => this.#onAdd(job, instance, p, stats));
-    watcher.on('change', (p: string, stats?: Stats) => this.#onChange(job, p, stats));
-    watcher.on('unlink', (p: string) => this.#onUnlink(job, p));
-    watcher.on('unlinkDir', (p: string) => this.#onUnlinkDir(job, p));
+    watcher.on('add', (p: string, stats?: Stats) => !instance.closed && this.#onAdd(job, instance, p, stats));
+    watcher.on('change', (p: string, stats?: Stats) => !instance.closed && this.#onChange(job, p, stats));
+    watcher.on('unlink', (p: string) => !instance.closed && this.#onUnlink(job, p));
+    watcher.on('unlinkDir', (p: string) => !instance.closed && this.#onUnlinkDir(job, p));
+    watcher.on('addDir', (p: string) => !instance.closed && instance.ready && this.#sweepLater(job, instance, p));
     watcher.on('error', (err: unknown) => this.#onError(job, instance, err));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-    instance.ready = true;
     const simulated = this.#tuning.simulateNativeError;
     if (simulated && mode === 'native') {
-      const err = Object.assign(new Error(`${simulated}: System limit for number of file watchers reached (simulated)`), { code: simulated });
-      setImmediate(() => watcher.emit('error', err));
+      // As inotify does when the limit is reached: every folder chokidar tries to watch is refused, from the
+      // first scan on.
+      watcher.on('addDir', () => {
+        const err = Object.assign(new Error(`${simulated}: System limit for number of file watchers reached (simulated)`), { code: simulated });
+        setImmediate(() => watcher.emit('error', err));
+      });
     }
     return instance;
   }
 
-  /** Starts a new instance, and only once it is ready stops the old one: no change falls between them. */
-  #replace(job: Job, mode: WatchMode): Promise<void> {
+  /** Closes an instance (idempotent); anyone waiting for it to be ready stops waiting. */
+  async #closeInstance(job: Job, instance: Instance): Promise<void> {
+    if (instance.closed) return;
+    instance.closed = true;
+    instance.abandon();
+    job.instances.delete(instance);
+    await instance.watcher.close().catch(() => undefined);
+  }
+
+  /**
+   * Starts a new instance, and only once it is ready stops the old one: no change falls between them. With
+   * `closeFirst` (the OS refused the old one's watches) the old one is closed at once instead, giving its
+   * watches back; the new one is current from its start, and the owner's re-scan covers the gap.
+   */
+  #replace(job: Job, mode: WatchMode, closeFirst: Instance | null = null, onClosed?: () => void): Promise<void> {
     const run = (async () => {
-      const next = await this.#start(job, mode, true);
-      const old = job.current;
-      if (job.removed) {
-        await next.watcher.close();
+      if (closeFirst) await this.#closeInstance(job, closeFirst);
+      onClosed?.();
+      if (job.removed) return;
+      const next = this.#launch(job, mode, this.#now() - CATCH_UP_SLACK_MS);
+      if (closeFirst) job.current = next;
+      await next.settled;
+      if (!next.closed) next.ready = true;
+      const old = job.current === next ? null : job.current;
+      if (job.removed || next.closed) {
+        await this.#closeInstance(job, next);
         return;
       }
       job.current = next;
-      await old?.watcher.close();
+      if (old) await this.#closeInstance(job, old);
     })();
     job.replacing = run.finally(() => {
       if (job.replacing === tracked) job.replacing = null;
@@ -228,21 +302,53 @@ export class WatcherCore {
   // ------------------------------------------------------------------------------------------ events
 
   #onAdd(job: Job, instance: Instance, p: string, stats?: Stats): void {
-    if (job.removed || !stats || !this.#acceptsPath(job, p)) return;
+    // A link is never followed (lib/no-follow.ts): chokidar reports it with its own lstat, and it is dropped here.
+    if (job.removed || !stats || stats.isSymbolicLink() || !this.#acceptsPath(job, p)) return;
     const id = identity(stats);
     this.#stats.set(p, id);
     if (!instance.ready) {
-      // chokidar's initial scan: files already there. Only a replacement reports the recently changed ones.
-      const since = instance.startedAt - CATCH_UP_SLACK_MS;
-      if (instance.catchUp && (stats.ctimeMs >= since || stats.mtimeMs >= since)) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
+      // chokidar's initial scan: files already there. Only those changed since catchUpSince are reported.
+      const since = instance.catchUpSince;
+      if (since !== null && (stats.ctimeMs >= since || stats.mtimeMs >= since)) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
       return;
     }
     this.#forward(this.#pairer.add(job.spec.jobId, p, id, this.#now()));
+    if (this.#newFolders.has(path.dirname(p))) this.#sweepLater(job, instance, path.dirname(p));
+  }
+
+  /** Reads a new folder again once files stop appearing in it (see the header), each file not yet seen an add. */
+  #sweepLater(job: Job, instance: Instance, folder: string): void {
+    const pending = this.#newFolders.get(folder);
+    const since = pending?.since ?? this.#now();
+    if (pending) clearTimeout(pending.timer);
+    const wait = Math.max(0, Math.min(NEW_FOLDER_QUIET_MS, since + NEW_FOLDER_MAX_WAIT_MS - this.#now()));
+    const timer = setTimeout(() => {
+      this.#newFolders.delete(folder);
+      void this.#sweep(job, instance, folder);
+    }, wait);
+    this.#newFolders.set(folder, { since, timer });
+  }
+
+  async #sweep(job: Job, instance: Instance, folder: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(folder, { withFileTypes: true });
+    } catch {
+      return; // gone again, or unreadable: chokidar reports what it can
+    }
+    for (const entry of entries) {
+      if (!entry.isFile() || job.removed || instance.closed) continue; // links never; folders have their own sweep
+      const file = path.join(folder, entry.name);
+      if (this.#stats.has(file)) continue;
+      const stats = await fs.lstat(file).catch(() => null);
+      if (stats?.isFile() && !this.#stats.has(file)) this.#onAdd(job, instance, file, stats);
+    }
   }
 
   #onChange(job: Job, p: string, stats?: Stats): void {
     if (job.removed || !this.#acceptsPath(job, p)) return;
-    if (stats) this.#stats.set(p, identity(stats));
+    // A file replaced by a link still goes out as a change: the indexer finds a link there and drops the file.
+    if (stats && !stats.isSymbolicLink()) this.#stats.set(p, identity(stats));
     if (this.#pairer.change(p, this.#now())) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
     this.#armRelease();
   }
@@ -262,25 +368,40 @@ export class WatcherCore {
   }
 
   #onError(job: Job, instance: Instance, err: unknown): void {
-    if (job.removed) return;
     const code = errorCode(err);
+    if (WATCH_LIMIT_CODES.has(code) && instance.refused > 0) {
+      instance.refused++; // the same refusal, for another folder, while the native watcher closes
+      return;
+    }
+    if (job.removed || instance.closed) return;
     const message = err instanceof Error ? err.message : String(err);
-    if (WATCH_LIMIT_CODES.has(code) && instance.mode === 'native' && job.current === instance && !job.replacing) {
-      const seconds = this.#tuning.pollIntervalMs / 1000;
-      job.reason =
-        `${code}: the operating system refused more file watches (${message}); this folder is watched by polling ` +
-        `(every ${seconds} s) instead. On Linux raise fs.inotify.max_user_watches (sysctl) and restart to watch natively again.`;
-      const reason = job.reason;
-      this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code, message });
-      void this.#replace(job, 'polling').then(
-        () => {
-          if (!job.removed) this.#push({ type: 'mode', jobId: job.spec.jobId, mode: 'polling', reason });
-        },
-        (e: unknown) => this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code: errorCode(e), message: String(e) }),
-      );
+    if (WATCH_LIMIT_CODES.has(code) && instance.mode === 'native') {
+      // The OS refuses a watch per folder: thousands of these arrive at once. The first one starts the fallback;
+      // the others, until the native watcher is closed, are only counted.
+      if (instance.refused++ === 0) this.#fallBackToPolling(job, instance, code, message);
       return;
     }
     this.#push({ type: 'error', jobId: job.spec.jobId, path: null, code, message });
+  }
+
+  /**
+   * The OS refused native watches: the native watcher is closed at once (its watches go back to the system),
+   * then one error event (with how many folders were refused) and, once polling is ready, one mode event.
+   */
+  #fallBackToPolling(job: Job, instance: Instance, code: string, message: string): void {
+    const seconds = this.#tuning.pollIntervalMs / 1000;
+    const refused = () => `${instance.refused} folder${instance.refused === 1 ? '' : 's'} refused`;
+    void this.#replace(job, 'polling', instance, () => {
+      job.reason =
+        `${code}: the operating system refused more file watches (${refused()}; ${message}); this folder is watched ` +
+        `by polling (every ${seconds} s) instead. On Linux raise fs.inotify.max_user_watches (sysctl) and restart to watch natively again.`;
+      this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code, message: `${message} (${refused()})` });
+    }).then(
+      () => {
+        if (!job.removed && job.reason) this.#push({ type: 'mode', jobId: job.spec.jobId, mode: 'polling', reason: job.reason });
+      },
+      (e: unknown) => this.#push({ type: 'error', jobId: job.spec.jobId, path: job.spec.root, code: errorCode(e), message: String(e) }),
+    );
   }
 
   /** Paired events go out now; held ones are released by a timer. */

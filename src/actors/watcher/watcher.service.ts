@@ -4,7 +4,7 @@
  * stops the watcher, drops its queue items and deletes its files from the index. At start-up every active job
  * is watched again and reconciled against the disk. Watcher events become queue items (route-events.ts).
  */
-import { spawnWatcher, type WatcherEvent, type WatcherHandle, type WatcherTuning, type WatchMode } from './client.js';
+import { spawnWatcher, WATCH_LIMIT_CODES, type WatcherEvent, type WatcherHandle, type WatcherTuning, type WatchMode, type WatchOptions } from './client.js';
 import type { EventBus } from '../../events/bus.js';
 import type { IndexRunKind } from '../../events/types.js';
 import type { FilterService } from '../../filters/filter.service.js';
@@ -19,7 +19,7 @@ import type { ComponentHealth } from '../../status/status.service.js';
 import type { NewWatchJob, WatchJob } from '../../store/repositories/jobs.repository.js';
 import type { StoreApi } from '../../store/store.js';
 import { routeWatcherEvents } from './route-events.js';
-import type { OwnDataDir } from '../../lib/paths.js';
+import { systemRefusal, type OwnDataDir } from '../../lib/paths.js';
 
 export interface WatcherServiceDeps {
   store: StoreApi;
@@ -98,8 +98,11 @@ export class WatcherService {
    * Start-up: every active job is watched again, then diffed against the disk (files changed while the
    * service was down, or lost in a crash, are caught up; vanished ones removed). Returns at once.
    */
-  reconcileAll(): void {
-    for (const job of this.#deps.jobs.list()) if (job.is_active) this.#begin(job, 'reconcile');
+  reconcileAll(serviceStartedAt?: number): void {
+    // Files changed since the service started, seen while the watcher starts, are queued at once (the reconcile
+    // scan would find them too, but only once it reaches them).
+    const options = serviceStartedAt === undefined ? {} : { catchUpSince: serviceStartedAt };
+    for (const job of this.#deps.jobs.list()) if (job.is_active) this.#begin(job, 'reconcile', options);
   }
 
   add(request: NewWatchJob): Promise<AddJobResult> {
@@ -123,6 +126,11 @@ export class WatcherService {
     await this.#watcher.flush();
     await new Promise((resolve) => setImmediate(resolve));
     await this.#routing;
+  }
+
+  /** Every job is watched live (or has failed to be, with its error): nothing is still starting. */
+  get ready(): boolean {
+    return [...this.#watched.values()].every((w) => w.ready || w.error !== null);
   }
 
   /** For GET /api/status/: each job's watch mode; degraded when a job had to fall back to polling. */
@@ -159,7 +167,7 @@ export class WatcherService {
   // ------------------------------------------------------------------------------------------ jobs
 
   async #add({ path: dir, recursive, filePattern }: NewWatchJob): Promise<AddJobResult> {
-    const refusal = this.#deps.ownData.refusal(dir);
+    const refusal = this.#deps.ownData.refusal(dir) ?? systemRefusal(dir);
     if (refusal) return { ok: false, code: 'invalid_path', message: refusal };
     const pattern = compileFilePattern(filePattern);
     if (!pattern.ok) return { ok: false, code: 'invalid_pattern', message: `file_pattern '${filePattern}' is not a valid glob: ${pattern.reason}` };
@@ -216,12 +224,12 @@ export class WatcherService {
   }
 
   /** Starts a job's watcher, then (once it is ready) its scan. */
-  #begin(job: WatchJob, kind: IndexRunKind): Watched {
+  #begin(job: WatchJob, kind: IndexRunKind, options: WatchOptions = {}): Watched {
     const watched: Watched = { job, mode: 'native', ready: false, reason: null, error: null, scan: null, removed: false, started: Promise.resolve() };
     this.#watched.set(job.id, watched);
     watched.started = (async () => {
       try {
-        const state = await this.#watcher.watch({ jobId: job.id, root: job.path, recursive: job.recursive, filePattern: job.file_pattern });
+        const state = await this.#watcher.watch({ jobId: job.id, root: job.path, recursive: job.recursive, filePattern: job.file_pattern }, options);
         watched.ready = true;
         watched.mode = state.mode;
         watched.reason = state.reason;
@@ -272,7 +280,10 @@ export class WatcherService {
           bus: this.#deps.bus,
           enqueue: (items) => this.#deps.queue.enqueueMany(items),
           onMode: (jobId, mode, reason) => this.#modeChanged(jobId, mode, reason),
-          onError: (jobId, code, message) => this.#deps.logger.warn({ job: jobId, code }, message),
+          // A refused watch (the OS limit) is logged once, with its count, when the job falls back to polling.
+          onError: (jobId, code, message) => {
+            if (!WATCH_LIMIT_CODES.has(code)) this.#deps.logger.warn({ job: jobId, code }, message);
+          },
         }),
       )
       .catch((err: unknown) => this.#deps.logger.error({ err }, 'could not route watcher events'));

@@ -3,6 +3,22 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { createError } from '../errors.js';
 
 export const MAX_BODY = '1mb';
+/** Nesting of arrays and objects a body may have: ours need 4; recursive validators must never meet 20,000. */
+export const MAX_BODY_DEPTH = 32;
+
+/** How deeply `value` nests arrays and objects (iterative: a hostile body cannot overflow the stack here). */
+export function nestingDepth(value: unknown, limit = Infinity): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   const length = headers['content-length'];
@@ -10,7 +26,10 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
   return headers['transfer-encoding'] !== undefined;
 }
 
-/** JSON only: a body of any other type is a 415; malformed JSON a 400; over 1 MB a 413 (see errors.ts). */
+/**
+ * JSON only: a body of any other type is a 415; malformed JSON a 400; over 1 MB a 413 (see errors.ts); nested
+ * deeper than MAX_BODY_DEPTH a 400 naming the limit, before any route or validator sees it.
+ */
 export function jsonBodyMiddleware(): Middleware {
   const parse = koaBody({
     json: true,
@@ -25,6 +44,12 @@ export function jsonBodyMiddleware(): Middleware {
     if (hasBody(ctx.req.headers) && !ctx.is('application/json')) {
       throw createError('unsupported_media_type', ctx.get('Content-Type') || '(none)');
     }
-    return parse(ctx, next);
+    return parse(ctx, async () => {
+      const depth = nestingDepth((ctx.request as { body?: unknown }).body, MAX_BODY_DEPTH);
+      if (depth > MAX_BODY_DEPTH) {
+        throw createError('invalid_request', `Request body is nested more than ${MAX_BODY_DEPTH} levels deep (arrays and objects inside each other); at most ${MAX_BODY_DEPTH} are allowed`);
+      }
+      await next();
+    });
   };
 }

@@ -108,4 +108,6 @@ export interface FilterTestResponse extends FilterDecisionBody {
   watched: boolean;
   /** The path the patterns were matched against ('' for a watched folder itself). */
   relative_path: string;
+  /** Set when the content check keeps the file out of the index whatever the patterns say. */
+  excluded_by_content: { code: string; reason: string; checked_at: string | null } | null;
 }

@@ -7,7 +7,7 @@ import { defaultFilterConfig } from '../../filters/defaults.js';
 import type { EditResult } from '../../filters/filter-editor.js';
 import type { EntryKind } from '../../filters/schema.js';
 import type { AppDeps } from '../deps.js';
-import { validBody } from '../validate.js';
+import { noBody, validBody } from '../validate.js';
 import { decisionBody, PatternBody, PutFilterConfigBody, TestPathBody, type FilterChangeResponse, type FilterTestResponse } from './filters.schemas.js';
 
 /** An expected failure of a filter change, as the HTTP error it is. */
@@ -39,7 +39,7 @@ async function kindOf(target: string): Promise<EntryKind> {
 }
 
 /** The /api/filters endpoints (bodies documented in the README and docs/filters.md). */
-export function filtersRoutes(router: Router, { filters, filterEditor, jobs }: AppDeps): void {
+export function filtersRoutes(router: Router, { filters, filterEditor, jobs, store }: AppDeps): void {
   router.get('/api/filters/config', (ctx) => {
     ctx.body = filters.config;
   });
@@ -60,6 +60,7 @@ export function filtersRoutes(router: Router, { filters, filterEditor, jobs }: A
   });
 
   router.post('/api/filters/apply', async (ctx) => {
+    noBody(ctx);
     ctx.body = answer(await filterEditor.apply());
   });
 
@@ -68,6 +69,7 @@ export function filtersRoutes(router: Router, { filters, filterEditor, jobs }: A
   });
 
   router.post('/api/filters/reset', async (ctx) => {
+    noBody(ctx);
     ctx.body = answer(await filterEditor.reset());
   });
 
@@ -83,7 +85,17 @@ export function filtersRoutes(router: Router, { filters, filterEditor, jobs }: A
       watched: result.watched,
       relative_path: result.relativePath,
       ...decisionBody(result.decision),
+      excluded_by_content: null,
     };
+    // The patterns may let a file in that the content check keeps out (it holds a key or a token).
+    const excluded = response.kind === 'file' && path.isAbsolute(body.path) ? await store.files.excluded(path.resolve(body.path)) : null;
+    if (excluded) {
+      response.excluded_by_content = { code: excluded.code, reason: excluded.reason, checked_at: excluded.excluded_at };
+      if (response.indexed) {
+        response.indexed = false;
+        response.reason = `not indexed: the patterns let it in (${response.reason}), but its content check found that it ${excluded.reason}`;
+      }
+    }
     ctx.body = response;
   });
 }

@@ -9,9 +9,7 @@ import { IndexDirectoryBody, IndexFileBody, type IndexDirectoryResponse, type In
 export function indexingRoutes(router: Router, { indexing, filters, jobs, ownData }: AppDeps): void {
   router.post('/api/index/directory', async (ctx) => {
     const body = validBodyOr(ctx, IndexDirectoryBody, { success: false, files_indexed: 0 });
-    const dir = await checkPath(body.directory_path, 'directory', 'directory_path', { files_indexed: 0 });
-    const refusal = ownData.refusal(dir);
-    if (refusal) throw createErrorWith('invalid_path', { success: false, files_indexed: 0 }, refusal);
+    const dir = await checkPath(body.directory_path, 'directory', 'directory_path', ownData, { files_indexed: 0 });
     const job = jobs.jobFor(dir);
     const run = indexing.startDirectory(dir, { kind: 'directory', force: body.force ?? true, root: job?.path ?? dir });
     const response: IndexDirectoryResponse = {
@@ -26,9 +24,7 @@ export function indexingRoutes(router: Router, { indexing, filters, jobs, ownDat
 
   router.post('/api/index/file', async (ctx) => {
     const body = validBodyOr(ctx, IndexFileBody, { success: false, file_id: null });
-    const file = await checkPath(body.file_path, 'file', 'file_path', { file_id: null });
-    const refusal = ownData.refusal(file);
-    if (refusal) throw createErrorWith('invalid_path', { success: false, file_id: null }, refusal);
+    const file = await checkPath(body.file_path, 'file', 'file_path', ownData, { file_id: null });
     const decision = filters.decide(file, jobs.roots());
     if (!decision.indexed) {
       throw createErrorWith('excluded_by_filter', { success: false, file_id: null }, `'${file}' is not indexed: ${decision.reason}`);

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type Router from '@koa/router';
 import { createSession, type Session } from 'better-sse';
 import { createError } from '../errors.js';
+import { EVENT_NAMES } from '../../events/names.js';
 import type { AnyBusEvent, EventName } from '../../events/types.js';
 import type { AppDeps } from '../deps.js';
 
@@ -32,6 +33,20 @@ function parseLastEventId(raw: string | undefined): number | null {
   return Number(raw);
 }
 
+/** ?types=a,b: event names, each one we publish (a misspelt one would silently filter everything out). */
+function parseTypes(raw: string | string[] | undefined): Set<EventName> {
+  const given = (Array.isArray(raw) ? raw : [raw ?? '']).flatMap((v) => v.split(',')).map((t) => t.trim()).filter(Boolean);
+  const known = new Set<string>(EVENT_NAMES);
+  const unknown = given.filter((t) => !known.has(t));
+  if (unknown.length > 0) {
+    throw createError(
+      'invalid_request',
+      `types: unknown event name${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `'${t.slice(0, 60)}'`).join(', ')}; known: ${EVENT_NAMES.join(', ')}`,
+    );
+  }
+  return new Set(given as EventName[]);
+}
+
 /**
  * GET /api/updates: server-sent events. Each event has a monotonically increasing `id`, an `event` name and JSON
  * `data` (the payload plus `timestamp`). Reconnecting clients send Last-Event-ID (or ?last_event_id=) and get
@@ -41,8 +56,7 @@ function parseLastEventId(raw: string | undefined): number | null {
 export function updatesRoutes(router: Router, { bus, sseHeartbeatMs }: AppDeps, sessions: SseSessions): void {
   router.get('/api/updates', async (ctx) => {
     const lastId = parseLastEventId(ctx.get('Last-Event-ID') || (ctx.query.last_event_id as string | undefined));
-    const typesParam = typeof ctx.query.types === 'string' ? ctx.query.types : '';
-    const types = new Set(typesParam.split(',').map((t) => t.trim()).filter(Boolean));
+    const types = parseTypes(ctx.query.types);
     const wanted = (event: AnyBusEvent) => types.size === 0 || types.has(event.type as EventName);
 
     ctx.respond = false; // better-sse writes the response itself

@@ -2,15 +2,15 @@ import type Router from '@koa/router';
 import { createErrorWith } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { checkPath } from '../paths.js';
-import { idParam, validBodyOr } from '../validate.js';
+import { idParam, noBody, validBodyOr } from '../validate.js';
 import { WatchBody, type DeleteWatchJobResponse, type WatchJobsResponse, type WatchResponse } from './watch.schemas.js';
 
 /** POST /api/watch/, GET /api/watch/jobs, DELETE /api/watch/jobs/{job_id} (the README's Watched directories). */
-export function watchRoutes(router: Router, { watcher, store }: AppDeps): void {
+export function watchRoutes(router: Router, { watcher, store, ownData }: AppDeps): void {
   router.post('/api/watch', async (ctx) => {
     const fields = { success: false, files_indexed: 0 };
     const body = validBodyOr(ctx, WatchBody, fields);
-    const dir = await checkPath(body.directory_path, 'directory', 'directory_path', { files_indexed: 0 });
+    const dir = await checkPath(body.directory_path, 'directory', 'directory_path', ownData, { files_indexed: 0 });
     const result = await watcher.add({ path: dir, recursive: body.recursive ?? true, filePattern: body.file_pattern ?? null });
     if (!result.ok) throw createErrorWith(result.code, fields, result.message);
     const { job, absorbed } = result;
@@ -36,6 +36,7 @@ export function watchRoutes(router: Router, { watcher, store }: AppDeps): void {
 
   router.delete('/api/watch/jobs/:job_id', async (ctx) => {
     const id = idParam(ctx, 'job_id', { success: false, job_id: null });
+    noBody(ctx, { success: false, job_id: id });
     const removed = await watcher.remove(id);
     if (!removed) throw createErrorWith('not_found', { success: false, job_id: id }, `No watch job with id ${id}`);
     const response: DeleteWatchJobResponse = {

@@ -9,7 +9,24 @@ import type { ExtractResult } from './types.js';
 /** Formats file-type reports that are archives (their names are worth saying so in the format). */
 const ARCHIVES = new Set(['7z', 'rar', 'gz', 'bz2', 'xz', 'zst', 'tar', 'lz', 'lzh', 'cab', 'ar', 'rpm', 'deb', 'cpio', 'Z', 'lz4']);
 
+/** PKCS#7 / CMS (S/MIME .p7m, .p7s): a BER/DER SEQUENCE whose first element is the OID 1.2.840.113549.1.7.x. */
+const PKCS7_OID = Buffer.from([0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07]);
+
+/**
+ * Binary formats whose opening is plain ASCII (so it would pass for text), recognised by their signature.
+ * file-type knows neither.
+ */
+export function knownBinary(head: Buffer): { format: string; mime: string } | null {
+  if (head.subarray(0, 9).toString('latin1') === 'SIMPLE  =') return { format: 'image', mime: 'image/fits' };
+  if (head[0] === 0x30 && head.subarray(0, 24).includes(PKCS7_OID)) {
+    return { format: 'binary', mime: 'application/pkcs7-mime' };
+  }
+  return null;
+}
+
 export async function describeBinary(bytes: Buffer): Promise<{ format: string; mime: string }> {
+  const known = knownBinary(bytes);
+  if (known) return known;
   let detected: { ext: string; mime: string } | undefined;
   try {
     detected = await fileTypeFromBuffer(bytes.subarray(0, 64 * 1024));

@@ -81,7 +81,7 @@ export function splitMbox(bytes: Buffer): Buffer[] {
 
 export async function extractMbox(input: ExtractInput): Promise<ExtractResult> {
   const messages = splitMbox(input.bytes);
-  const out = new TextCollector(input.maxTextChars);
+  const out = new TextCollector(input);
   let metadata: DocumentMetadata = {};
   let parsed = 0;
   for (const message of messages) {

@@ -130,14 +130,8 @@ function decodeDetected(bytes: Uint8Array): Decoded {
   return { text: decodeAs(bytes, 'windows-1252') ?? '', encoding: 'windows-1252' };
 }
 
-/**
- * Whether bytes look like text in some encoding rather than binary data: no NUL bytes outside UTF-16/32 and
- * few control characters in the first bytes.
- */
-export function looksLikeText(bytes: Uint8Array): boolean {
-  if (bytes.length === 0) return true;
-  if (bomEncoding(bytes) || utf16WithoutBom(bytes)) return true;
-  const sample = bytes.subarray(0, 8192);
+/** Whether one window of bytes looks like text: no NUL, few C0 control characters. */
+function windowLooksLikeText(sample: Uint8Array): boolean {
   let suspicious = 0;
   for (const byte of sample) {
     if (byte === 0) return false;
@@ -147,4 +141,28 @@ export function looksLikeText(bytes: Uint8Array): boolean {
     }
   }
   return suspicious / sample.length < 0.05;
+}
+
+const HEAD_WINDOW = 8192;
+const WINDOW = 4096;
+/** Windows sampled after the head: a binary body is found wherever it starts, at bounded cost (256 KB read). */
+const SAMPLED_WINDOWS = 64;
+
+/**
+ * Whether bytes look like text in some encoding rather than binary data: no NUL bytes outside UTF-16/32 and few
+ * control characters, in the first 8 KB and in windows spread over the rest (a text header over binary data,
+ * as FITS images and signed or scientific formats have, is binary).
+ */
+export function looksLikeText(bytes: Uint8Array): boolean {
+  if (bytes.length === 0) return true;
+  if (bomEncoding(bytes) || utf16WithoutBom(bytes)) return true;
+  if (!windowLooksLikeText(bytes.subarray(0, HEAD_WINDOW))) return false;
+  const rest = bytes.length - HEAD_WINDOW;
+  if (rest <= 0) return true;
+  const windows = Math.min(SAMPLED_WINDOWS, Math.ceil(rest / WINDOW));
+  for (let i = 0; i < windows; i++) {
+    const at = HEAD_WINDOW + Math.floor(((rest - Math.min(rest, WINDOW)) * (i + 1)) / windows);
+    if (!windowLooksLikeText(bytes.subarray(at, at + WINDOW))) return false;
+  }
+  return true;
 }

@@ -5,7 +5,7 @@
  */
 import type { DocumentMetadata } from '../types.js';
 import { htmlToText } from './html.js';
-import { normalizeText, TextCollector } from './normalize.js';
+import { normalizeText, TextCollector, type TextLimits } from './normalize.js';
 import { resolvePartName } from './opc.js';
 import { failure, type ExtractResult } from './types.js';
 import { decodeXml, elementTexts, parseXml } from './xml.js';
@@ -18,7 +18,7 @@ async function readXml(zip: ZipArchive, name: string): Promise<string | undefine
   return zip.has(name) ? decodeXml(await zip.read(name)) : undefined;
 }
 
-export async function extractEpub(zip: ZipArchive, maxTextChars: number): Promise<ExtractResult> {
+export async function extractEpub(zip: ZipArchive, limits: TextLimits): Promise<ExtractResult> {
   const container = await readXml(zip, 'META-INF/container.xml');
   let opfPath: string | undefined;
   if (container !== undefined) {
@@ -43,7 +43,8 @@ export async function extractEpub(zip: ZipArchive, maxTextChars: number): Promis
       } else if (local === 'itemref' && attrs.idref && attrs.linear !== 'no') spine.push(attrs.idref);
     },
   });
-  const chapters = spine.map((id) => manifest.get(id)).filter((item) => item && /html|xml/.test(item.type)).map((item) => item?.href ?? '');
+  // Each chapter once, in spine order: a spine naming one chapter a million times (a "spine bomb") is read once.
+  const chapters = [...new Set(spine.map((id) => manifest.get(id)).filter((item) => item && /html|xml/.test(item.type)).map((item) => item?.href ?? ''))];
 
   const encrypted = await drmProtected(zip);
   const locked = chapters.filter((c) => encrypted.has(c));
@@ -51,12 +52,12 @@ export async function extractEpub(zip: ZipArchive, maxTextChars: number): Promis
     return failure('encrypted', 'EPUB is DRM-protected (its chapters are encrypted)');
   }
 
-  const out = new TextCollector(maxTextChars);
+  const out = new TextCollector(limits);
   for (const chapter of chapters) {
     if (out.full) break;
     if (encrypted.has(chapter) || !zip.has(chapter)) continue;
     const html = decodeXml(await zip.read(chapter));
-    out.push(htmlToText(html, maxTextChars).text);
+    out.push(htmlToText(html, limits).text);
     out.push('\n\n');
   }
   return {

@@ -3,11 +3,11 @@
  * elements are skipped; block elements become line breaks; the title comes from <title>, else the first <h1>.
  * Also used for Markdown (rendered to HTML), EPUB chapters and HTML e-mail bodies.
  */
-import { Parser } from 'htmlparser2';
 import type { DocumentMetadata } from '../types.js';
 import { decodeBytes } from './encoding.js';
-import { normalizeText, TextCollector } from './normalize.js';
+import { normalizeText, TextCollector, type TextLimits } from './normalize.js';
 import type { ExtractInput, ExtractResult } from './types.js';
+import { parseMarkup } from './xml.js';
 
 /** Elements whose content is never text a reader sees. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'object', 'embed', 'iframe', 'canvas', 'head']);
@@ -27,8 +27,8 @@ export interface HtmlText {
 }
 
 /** Converts an HTML string to normalised text plus title and <meta> metadata. */
-export function htmlToText(html: string, maxTextChars: number): HtmlText {
-  const out = new TextCollector(maxTextChars);
+export function htmlToText(html: string, limits: number | TextLimits): HtmlText {
+  const out = new TextCollector(limits);
   const metadata: DocumentMetadata = {};
   let skipDepth = 0;
   let inTitle = false;
@@ -38,7 +38,8 @@ export function htmlToText(html: string, maxTextChars: number): HtmlText {
   let h1 = '';
   let h1Done = false;
 
-  const parser = new Parser(
+  parseMarkup(
+    html,
     {
       onopentag(name, attrs) {
         if (name === 'title' && !titleDone) {
@@ -84,9 +85,8 @@ export function htmlToText(html: string, maxTextChars: number): HtmlText {
       },
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+    () => out.full,
   );
-  parser.write(html);
-  parser.end();
 
   const chosenTitle = oneLine(title) || oneLine(h1) || (typeof metadata.title === 'string' ? metadata.title : '');
   const result: HtmlText = { text: normalizeText(out.toString()), metadata, truncated: out.truncated };
@@ -122,7 +122,7 @@ export function declaredHtmlCharset(bytes: Uint8Array): string | undefined {
 
 export async function extractHtml(input: ExtractInput): Promise<ExtractResult> {
   const decoded = decodeBytes(input.bytes, declaredHtmlCharset(input.bytes));
-  const html = htmlToText(decoded.text, input.maxTextChars);
+  const html = htmlToText(decoded.text, input);
   return {
     ok: true,
     format: 'html',

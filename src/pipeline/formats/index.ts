@@ -5,7 +5,7 @@
  * only). Every library error is caught here and becomes a 'corrupt' failure naming the format.
  */
 import { listZip } from './archive.js';
-import { describeBinary, extractBinary } from './binary.js';
+import { describeBinary, extractBinary, knownBinary } from './binary.js';
 import { extractEml, extractMbox } from './email.js';
 import { looksLikeText } from './encoding.js';
 import { extractEpub } from './epub.js';
@@ -83,6 +83,7 @@ async function dispatch(input: ExtractInput): Promise<ExtractResult> {
   if (isZip(bytes)) return extractFromZip(input);
   if (isOle(bytes)) return extractFromOle(input);
   if (isRtf(bytes)) return extractRtf(input);
+  if (knownBinary(bytes)) return extractBinary(bytes);
   if (extension === 'pdf' || ZIP_EXTENSIONS.has(extension) || OLE_EXTENSIONS.has(extension)) {
     // Not the container its name promises. Exported "spreadsheets" that are really HTML or CSV are common.
     if (looksLikeText(bytes)) return sniffText(input);
@@ -94,6 +95,14 @@ async function dispatch(input: ExtractInput): Promise<ExtractResult> {
   return sniffText(input);
 }
 
+/**
+ * Whether the extractor needs the whole file (a container format: PDF, ZIP-based, OLE, RTF), or only its opening
+ * (text, markup, anything else: the parse stage then keeps only as much as the text limit can use).
+ */
+export function needsWholeFile(head: Buffer): boolean {
+  return isPdf(head) || isZip(head) || isOle(head) || isRtf(head);
+}
+
 /** %PDF- within the first KB (some writers put junk before it, and readers accept that). */
 function isPdf(bytes: Buffer): boolean {
   return bytes.subarray(0, 1024).includes('%PDF-');
@@ -103,9 +112,39 @@ function startsWithMarkup(bytes: Buffer): boolean {
   return /^\s*</.test(bytes.subarray(0, 64).toString('latin1'));
 }
 
+/** Bytes of a text file looked at to recognise what it is (e-mail headers can run to tens of KB). */
+const TEXT_SNIFF_BYTES = 64 * 1024;
+const MAIL_HEADER = /^(from|subject|message-id|received|mime-version|date|to|return-path|dkim-signature):/i;
+
+/**
+ * RFC 822 headers from the first line up to a blank line (continuation lines start with a space or a tab), with
+ * at least one header only mail has. A line-by-line walk, not one regular expression: nested quantifiers over
+ * lines backtrack exponentially on a long header block without its blank line.
+ */
+export function startsWithMailHeaders(head: string): boolean {
+  let mailish = false;
+  let headers = 0;
+  let start = 0;
+  while (start < head.length) {
+    const newline = head.indexOf('\n', start);
+    if (newline < 0) return false; // the head ends inside the headers: no blank line seen
+    const line = head.slice(start, newline).replace(/\r$/, '');
+    start = newline + 1;
+    if (line === '') return headers > 0 && mailish;
+    if (/^[ \t]/.test(line)) {
+      if (headers === 0) return false;
+      continue;
+    }
+    if (!/^[\w-]+: /.test(line)) return false;
+    headers++;
+    if (MAIL_HEADER.test(line)) mailish = true;
+  }
+  return false;
+}
+
 /** Text without a telling extension: recognise HTML, XML, e-mail, mailboxes and JSON by their first bytes. */
 function sniffText(input: ExtractInput): Promise<ExtractResult> {
-  const head = input.bytes.subarray(0, 4096).toString('latin1').replace(/^\uFEFF|^\u00EF\u00BB\u00BF/, '');
+  const head = input.bytes.subarray(0, TEXT_SNIFF_BYTES).toString('latin1').replace(/^\uFEFF|^\u00EF\u00BB\u00BF/, '');
   const start = head.trimStart().slice(0, 512).toLowerCase();
   if (start.startsWith('<!doctype html') || start.startsWith('<html') || /^<\?xml[^>]*>\s*<!doctype html|^<\?xml[^>]*>\s*<html/.test(start)) {
     return extractHtml(input);
@@ -115,9 +154,7 @@ function sniffText(input: ExtractInput): Promise<ExtractResult> {
   if (known) return known(input);
   if (input.extension === '') {
     if (/^From \S+.*\n([\w-]+: .*\n)+/.test(head)) return extractMbox(input);
-    if (/^([\w-]+: .*\r?\n([ \t].*\r?\n)*)+\r?\n/.test(head) && /^(from|subject|message-id|received|mime-version): /im.test(head)) {
-      return extractEml(input);
-    }
+    if (startsWithMailHeaders(head)) return extractEml(input);
     if (/^\s*[{[]/.test(head)) return extractJson(input);
   }
   return plainText(input);
@@ -132,12 +169,12 @@ async function extractFromZip(input: ExtractInput): Promise<ExtractResult> {
   }
   try {
     const mimetype = zip.has('mimetype') ? (await zip.read('mimetype', 256)).toString('latin1').trim() : '';
-    if (mimetype.startsWith('application/vnd.oasis.opendocument.')) return await extractOpenDocument(zip, mimetype, input.maxTextChars);
-    if (mimetype === 'application/epub+zip' || zip.has('META-INF/container.xml')) return await extractEpub(zip, input.maxTextChars);
+    if (mimetype.startsWith('application/vnd.oasis.opendocument.')) return await extractOpenDocument(zip, mimetype, input);
+    if (mimetype === 'application/epub+zip' || zip.has('META-INF/container.xml')) return await extractEpub(zip, input);
     if (zip.has('[Content_Types].xml')) {
       const main = await mainPart(zip);
       const kind = ooxmlKind(main);
-      if (kind && main) return await extractOoxml(zip, kind, main, input.maxTextChars);
+      if (kind && main) return await extractOoxml(zip, kind, main, input);
     }
     return listZip(zip);
   } finally {
@@ -169,6 +206,8 @@ export async function guessFormat(head: Buffer, extension: string): Promise<{ fo
   if (isRtf(head)) return { format: 'rtf', mime: 'application/rtf' };
   if (isZip(head)) return { format: ZIP_EXTENSIONS.has(extension) ? extension : 'zip', mime: 'application/zip' };
   if (isOle(head)) return { format: OLE_EXTENSIONS.has(extension) ? extension : 'ole', mime: 'application/x-ole-storage' };
+  const known = knownBinary(head);
+  if (known) return known;
   if (looksLikeText(head)) return { format: 'text', mime: 'text/plain' };
   return describeBinary(head);
 }

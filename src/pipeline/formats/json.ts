@@ -21,7 +21,7 @@ export async function extractJson(input: ExtractInput): Promise<ExtractResult> {
       note: 'not valid JSON; indexed as plain text',
     };
   }
-  const out = new TextCollector(input.maxTextChars);
+  const out = new TextCollector(input);
   for (const value of values) {
     if (out.full) break;
     flatten(value, out);

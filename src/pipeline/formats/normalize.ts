@@ -25,24 +25,42 @@ export function normalizeText(input: string): string {
     .normalize('NFC');
 }
 
+/** How much text an extractor may collect, and until when (Date.now(); Infinity: no time limit). */
+export interface TextLimits {
+  maxTextChars: number;
+  deadline?: number;
+}
+
 /**
- * Collects text pieces up to a character budget (with some slack, since normalisation shrinks text later).
- * `full` tells an extractor it may stop walking the document.
+ * Collects text pieces up to a character budget (with some slack, since normalisation shrinks text later) and
+ * until a deadline. `full` tells an extractor it may stop walking the document: every extractor's loops ask it,
+ * so a document too long or too slow to read whole ends with what was read (`truncated`, `timedOut`).
  */
 export class TextCollector {
   private readonly parts: string[] = [];
   private length = 0;
   private readonly budget: number;
+  private readonly deadline: number;
   truncated = false;
+  /** The deadline passed before the document was read to its end. */
+  timedOut = false;
 
-  constructor(maxChars: number) {
+  constructor(limits: number | TextLimits) {
+    const { maxTextChars, deadline } = typeof limits === 'number' ? { maxTextChars: limits, deadline: Infinity } : limits;
     // Twice the budget: whitespace collapsing can remove a lot, and the stage cuts exactly afterwards.
-    this.budget = Math.max(1024, maxChars * 2);
+    this.budget = Math.max(1024, maxTextChars * 2);
+    this.deadline = deadline ?? Infinity;
   }
 
   get full(): boolean {
-    return this.length >= this.budget;
+    if (this.length >= this.budget) return true;
+    if (this.deadline !== Infinity && !this.timedOut && Date.now() > this.deadline) {
+      this.timedOut = true;
+      this.truncated = true;
+    }
+    return this.timedOut;
   }
+
 
   push(piece: string): void {
     if (piece.length === 0) return;

@@ -5,7 +5,7 @@
  * streamed under a text budget; the libraries convert layout we would throw away and load whole workbooks.
  */
 import type { DocumentMetadata } from '../types.js';
-import { normalizeText, TextCollector } from './normalize.js';
+import { normalizeText, TextCollector, type TextLimits } from './normalize.js';
 import { byType, coreProperties, readPart, relationships } from './opc.js';
 import type { ExtractResult } from './types.js';
 import { parseXml } from './xml.js';
@@ -28,8 +28,8 @@ export function ooxmlKind(mainPartName: string | undefined): OoxmlKind | undefin
   return undefined;
 }
 
-export async function extractOoxml(zip: ZipArchive, kind: OoxmlKind, main: string, maxTextChars: number): Promise<ExtractResult> {
-  const out = new TextCollector(maxTextChars);
+export async function extractOoxml(zip: ZipArchive, kind: OoxmlKind, main: string, limits: TextLimits): Promise<ExtractResult> {
+  const out = new TextCollector(limits);
   const metadata: DocumentMetadata = await coreProperties(zip);
   if (kind === 'docx') await wordText(zip, main, out);
   else if (kind === 'pptx') metadata.slides = await slidesText(zip, main, out);

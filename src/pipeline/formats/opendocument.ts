@@ -4,7 +4,7 @@
  * (encrypted parts are listed there with <manifest:encryption-data>; their bytes are ciphertext).
  */
 import type { DocumentMetadata } from '../types.js';
-import { normalizeText, TextCollector } from './normalize.js';
+import { normalizeText, TextCollector, type TextLimits } from './normalize.js';
 import { failure, type ExtractResult } from './types.js';
 import { decodeXml, elementTexts, parseXml } from './xml.js';
 import type { ZipArchive } from './zip.js';
@@ -84,7 +84,7 @@ async function readText(zip: ZipArchive, name: string): Promise<string | undefin
   return zip.has(name) ? decodeXml(await zip.read(name)) : undefined;
 }
 
-export async function extractOpenDocument(zip: ZipArchive, mime: string, maxTextChars: number): Promise<ExtractResult> {
+export async function extractOpenDocument(zip: ZipArchive, mime: string, limits: TextLimits): Promise<ExtractResult> {
   const format = odfFormat(mime);
   const label = format.toUpperCase();
   const manifest = await readText(zip, 'META-INF/manifest.xml');
@@ -94,7 +94,7 @@ export async function extractOpenDocument(zip: ZipArchive, mime: string, maxText
   const content = await readText(zip, 'content.xml');
   if (content === undefined) return failure('corrupt', `${label} has no content.xml part`);
 
-  const out = new TextCollector(maxTextChars);
+  const out = new TextCollector(limits);
   odfText(content, out);
   const styles = await readText(zip, 'styles.xml');
   if (styles !== undefined && !out.full) {

@@ -26,6 +26,12 @@ function loadPdfJs(): Promise<PdfJs> {
   return pdfjs;
 }
 
+/**
+ * Pages read at most. Real documents reach the text limit long before (2 million characters are 100 per page
+ * over 20,000 pages); a page tree of 500,000 empty pages (a "page bomb") would otherwise be walked for minutes.
+ */
+const MAX_PAGES = 20_000;
+
 const packageDir = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const STANDARD_FONTS = path.join(packageDir, 'standard_fonts') + path.sep;
 const CMAPS = path.join(packageDir, 'cmaps') + path.sep;
@@ -52,8 +58,9 @@ export async function extractPdf(input: ExtractInput): Promise<ExtractResult> {
     } catch (err) {
       return classify(err);
     }
-    const out = new TextCollector(input.maxTextChars);
-    for (let n = 1; n <= doc.numPages && !out.full; n++) {
+    const out = new TextCollector(input);
+    const pages = Math.min(doc.numPages, MAX_PAGES);
+    for (let n = 1; n <= pages && !out.full; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
       for (const item of content.items) {
@@ -68,7 +75,16 @@ export async function extractPdf(input: ExtractInput): Promise<ExtractResult> {
     }
     const metadata = await pdfMetadata(doc);
     metadata.pages = doc.numPages;
-    return { ok: true, format: 'pdf', mime: 'application/pdf', text: normalizeText(out.toString()), metadata, truncated: out.truncated };
+    const skipped = doc.numPages > MAX_PAGES && !out.full;
+    return {
+      ok: true,
+      format: 'pdf',
+      mime: 'application/pdf',
+      text: normalizeText(out.toString()),
+      metadata,
+      truncated: out.truncated || skipped,
+      ...(skipped ? { note: `only the first ${MAX_PAGES.toLocaleString('en')} of ${doc.numPages.toLocaleString('en')} pages were read` } : {}),
+    };
   } catch (err) {
     return classify(err);
   } finally {

@@ -9,12 +9,16 @@ import type { ExtractInput, ExtractResult } from './types.js';
 export function extractPlainText(format: 'text' | 'csv', mime: string) {
   return async (input: ExtractInput): Promise<ExtractResult> => {
     const decoded = decodeBytes(input.bytes);
+    // Twice the budget is more than normalising can shrink to it: cut before normalising, not after.
+    const budget = input.maxTextChars * 2;
+    const truncated = decoded.text.length > budget;
     return {
       ok: true,
       format,
       mime,
-      text: normalizeText(decoded.text),
+      text: normalizeText(truncated ? decoded.text.slice(0, budget) : decoded.text),
       metadata: { encoding: decoded.encoding },
+      truncated,
     };
   };
 }

@@ -12,6 +12,11 @@ export interface ExtractInput {
   extension: string;
   /** Extractors may stop collecting text once they have this many characters (the stage cuts exactly). */
   maxTextChars: number;
+  /**
+   * Time (Date.now()) after which an extractor stops walking the document (pages, chapters, parts, chunks of
+   * markup) and answers with what it has, marked truncated. Infinity: no limit.
+   */
+  deadline?: number;
 }
 
 export interface Extracted {

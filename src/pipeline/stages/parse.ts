@@ -1,15 +1,21 @@
 /**
  * The parse stage: a path in, a ParsedDocument (or an expected failure as a value) out. Database-free and
- * stateless, so a pool worker can run it for any number of files. It reads each file once: the bytes both
- * feed the extractor and the sha256 content hash. Files over the size limit are never loaded: their hash is
- * computed by streaming and they are indexed by name, path, size and dates only.
+ * stateless, so a pool worker can run it for any number of files. It reads each file once, hashing every byte
+ * (sha256) as it goes, and keeps in memory only what the extractor needs:
+ * - containers (PDF, ZIP-based, OLE, RTF) whole, as their readers need them (at most the size limit);
+ * - anything else only its opening (TEXT_PREFIX_CHARS_FACTOR bytes per character of text wanted): a 92 MB log
+ *   costs the same memory as an 8 MB one, and the rest of it is hashed, never held;
+ * - files over the size limit not at all: they are indexed by name, path, size and dates only.
+ * The text is then checked for secrets (stages/secrets.ts): a file holding a key or a token is kept out.
  */
 import { createHash } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { extractDocument, guessFormat } from '../formats/index.js';
+import { linkRefusal, openNoFollow } from '../../lib/no-follow.js';
+import { extractDocument, guessFormat, needsWholeFile } from '../formats/index.js';
 import { normalizeText } from '../formats/normalize.js';
+import { findSecret, secretReason } from './secrets.js';
 import type { FileFacts, ParsedDocument, ParseFailureCode, ParseOutcome } from '../types.js';
 
 export interface ParseOptions {
@@ -17,6 +23,11 @@ export interface ParseOptions {
   maxFileBytes: number;
   /** Extracted text is cut at this many characters (textTruncated is then true). */
   maxTextChars: number;
+  /**
+   * Extraction stops after this long and keeps what it has (textTruncated, with a note): a document whose
+   * extraction would outlast the file timeout ends with its partial text instead of nothing. Default: no limit.
+   */
+  timeBudgetMs?: number;
 }
 
 export type StatOutcome = { ok: true; facts: FileFacts } | { ok: false; code: ParseFailureCode; reason: string };
@@ -24,13 +35,21 @@ export type StatOutcome = { ok: true; facts: FileFacts } | { ok: false; code: Pa
 type Failure = { ok: false; code: ParseFailureCode; reason: string };
 
 const HASH_CHUNK = 1 << 20;
-const SNIFF_BYTES = 4100;
+/** The opening read to decide what a file is (magic numbers, container signatures, text or binary). */
+const SNIFF_BYTES = 64 * 1024;
+/**
+ * Bytes kept per character of text wanted, for files that are not containers: UTF-8 takes up to 4 bytes a
+ * character, and markup and runs of whitespace shrink when extracted, so twice that.
+ */
+const TEXT_PREFIX_CHARS_FACTOR = 8;
 
 /** File system facts without reading the file (what the scanner compares: size and mtime). */
 export async function statFile(filePath: string): Promise<StatOutcome> {
   const absolute = path.resolve(filePath);
   try {
-    const stats = await fs.stat(absolute);
+    // lstat: a link is not followed (lib/no-follow.ts), so it is "not a file" here, as the parse stage finds.
+    const stats = await fs.lstat(absolute);
+    if (stats.isSymbolicLink()) return { ok: false, code: 'not_a_file', reason: linkRefusal(absolute) };
     if (!stats.isFile()) return notAFile(absolute, stats);
     return { ok: true, facts: factsOf(absolute, stats) };
   } catch (err) {
@@ -40,13 +59,9 @@ export async function statFile(filePath: string): Promise<StatOutcome> {
 
 export async function parseFile(filePath: string, options: ParseOptions): Promise<ParseOutcome> {
   const absolute = path.resolve(filePath);
-  let handle: FileHandle;
-  try {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer; it has no effect on regular files.
-    handle = await fs.open(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (err) {
-    return fileSystemFailure(absolute, err);
-  }
+  const opened = await openNoFollow(absolute);
+  if (!opened.ok) return opened.code === 'symlink' ? { ok: false, code: 'not_a_file', reason: opened.reason } : fileSystemFailure(absolute, opened.error);
+  const handle = opened.handle;
   let facts: FileFacts | undefined;
   try {
     // Facts from the open handle, so they describe exactly the file we read.
@@ -55,25 +70,36 @@ export async function parseFile(filePath: string, options: ParseOptions): Promis
     facts = factsOf(absolute, stats);
     if (stats.size > options.maxFileBytes) return await overSizeLimit(handle, facts);
 
-    const bytes = await handle.readFile();
-    const contentHash = createHash('sha256').update(bytes).digest('hex');
-    const extracted = await extractDocument({ bytes, extension: facts.extension, maxTextChars: options.maxTextChars });
+    const started = Date.now();
+    const head = await readAt(handle, 0, SNIFF_BYTES);
+    const keep = needsWholeFile(head) ? Infinity : Math.max(SNIFF_BYTES, options.maxTextChars * TEXT_PREFIX_CHARS_FACTOR);
+    const read = await readHashing(handle, keep);
+    // Only the opening of a long text file was kept: end it on a whole character.
+    const cut = read.size > read.kept.length;
+    const bytes = cut ? withoutPartialCharacter(read.kept) : read.kept;
+    const deadline = options.timeBudgetMs === undefined ? Infinity : started + options.timeBudgetMs;
+    const extracted = await extractDocument({ bytes, extension: facts.extension, maxTextChars: options.maxTextChars, deadline });
     if (!extracted.ok) return { ok: false, code: extracted.code, reason: extracted.reason, facts };
+    if (extracted.truncated && Date.now() > deadline) {
+      extracted.note ??= `reading it took longer than ${Math.round((options.timeBudgetMs ?? 0) / 1000)} s: the text is what was read until then`;
+    }
 
     let text = normalizeText(extracted.text);
-    let textTruncated = extracted.truncated === true;
+    let textTruncated = extracted.truncated === true || (cut && text !== '');
     if (text.length > options.maxTextChars) {
       text = cutAt(text, options.maxTextChars);
       textTruncated = true;
     }
+    const secret = findSecret(text);
+    if (secret) return { ok: false, code: 'contains_secret', reason: secretReason(secret), facts };
     const doc: ParsedDocument = {
       ...facts,
-      size: bytes.length,
+      size: read.size,
       format: extracted.format,
       mime: extracted.mime,
       text,
       metadata: extracted.metadata,
-      contentHash,
+      contentHash: read.hash,
       textTruncated,
     };
     const note = extracted.note ?? (text === '' ? 'no extractable text' : undefined);
@@ -85,6 +111,56 @@ export async function parseFile(filePath: string, options: ParseOptions): Promis
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/** Up to `length` bytes at `position` (fewer at the end of the file). */
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Reads the whole file once, hashing every byte, and keeps the first `keep` bytes (Infinity: all of them). */
+async function readHashing(handle: FileHandle, keep: number): Promise<{ kept: Buffer; hash: string; size: number }> {
+  const hash = createHash('sha256');
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let size = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(HASH_CHUNK);
+    const { bytesRead } = await handle.read(chunk, 0, HASH_CHUNK, size);
+    if (bytesRead === 0) break;
+    const data = chunk.subarray(0, bytesRead);
+    hash.update(data);
+    size += bytesRead;
+    if (keptBytes < keep) {
+      const piece = keptBytes + bytesRead > keep ? data.subarray(0, keep - keptBytes) : data;
+      kept.push(piece);
+      keptBytes += piece.length;
+    }
+  }
+  return { kept: Buffer.concat(kept, keptBytes), hash: hash.digest('hex'), size };
+}
+
+/**
+ * Drops an incomplete UTF-8 sequence at the end of a cut opening (a lead byte without all its continuation
+ * bytes), so a strict UTF-8 decode of the rest still succeeds. Legacy encodings lose at most 3 characters.
+ */
+export function withoutPartialCharacter(bytes: Buffer): Buffer {
+  for (let back = 1; back <= Math.min(4, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!;
+    if (byte < 0x80) return bytes; // ASCII: the sequence before it is complete
+    if (byte >= 0xc0) {
+      const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return length > back ? bytes.subarray(0, bytes.length - back) : bytes;
+    }
+  }
+  return bytes;
 }
 
 /** Hash by streaming and guess the format from the first bytes; the file is never held in memory. */

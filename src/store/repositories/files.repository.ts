@@ -1,7 +1,7 @@
 import { underPattern } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
-import type { FailedFileWrite, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
+import type { ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
 
 export type * from './files.types.js';
 
@@ -9,14 +9,22 @@ export type * from './files.types.js';
 const CHUNK_BATCH = 500;
 
 export interface FilesRepository {
-  /** State of the given paths (those that are known). */
+  /** State of the given paths (those that are known; excluded ones too, as knownUnder answers them). */
   known(paths: string[]): Promise<KnownFile[]>;
-  /** State of every file under a directory (the directory itself excluded), for scans. */
+  /** State of every file under a directory (the directory itself excluded), for scans; files the content check
+   * excluded are among them (status 'excluded'), so an unchanged one is not read again. */
   knownUnder(directory: string): Promise<KnownFile[]>;
   /** Writes a processed file and replaces its chunks, in one transaction. Answers the file id. */
   saveIndexed(file: IndexedFileWrite): Promise<number>;
   /** Records a file that could not be processed, with its reason (its old chunks are removed). */
   saveFailed(file: FailedFileWrite): Promise<number>;
+  /**
+   * Keeps a file out of the index because of what it holds (a private key, a token): its files row and chunks
+   * go, an excluded_files row records why. Answers whether it had been in the index.
+   */
+  saveExcluded(file: ExcludedFileWrite): Promise<boolean>;
+  /** Why the content check keeps this path out of the index, or null. */
+  excluded(path: string): Promise<ExcludedFile | null>;
   /** Content unchanged: refreshes the file-system facts only. */
   touch(path: string, facts: IndexedFileWrite['facts'], mtimeMs: number, jobId: number | null): Promise<number | null>;
   /** An indexed file with this content and embedding model, other than `exceptPath` (for reuse). */
@@ -48,12 +56,19 @@ interface KnownRow {
   size: number;
   mtime_ms: number;
   content_hash: string | null;
-  status: 'indexed' | 'failed';
+  status: KnownFile['status'];
   embedding_model: string;
   job_id: number | null;
 }
 
 const KNOWN_COLUMNS = 'id, path, size, mtime_ms, content_hash, status, embedding_model, job_id';
+/** excluded_files rows in the shape of KNOWN_COLUMNS (id 0: they have no files row). */
+const EXCLUDED_AS_KNOWN = `0 AS id, path, size, mtime_ms, NULL AS content_hash, 'excluded' AS status, '' AS embedding_model, job_id`;
+
+/** A path written to the index is no longer excluded (what it holds changed). */
+async function forgetExcluded(tx: SqlExecutor, path: string): Promise<void> {
+  await tx.query('DELETE FROM excluded_files WHERE path = $1', [path]);
+}
 
 function toKnown(r: KnownRow): KnownFile {
   return {
@@ -156,12 +171,19 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
   return {
     async known(paths) {
       if (paths.length === 0) return [];
-      const { rows } = await db.query<KnownRow>(`SELECT ${KNOWN_COLUMNS} FROM files WHERE path = ANY($1::text[])`, [paths]);
+      const { rows } = await db.query<KnownRow>(
+        `SELECT ${KNOWN_COLUMNS} FROM files WHERE path = ANY($1::text[])
+         UNION ALL SELECT ${EXCLUDED_AS_KNOWN} FROM excluded_files WHERE path = ANY($1::text[])`,
+        [paths],
+      );
       return rows.map(toKnown);
     },
 
     async knownUnder(directory) {
-      const { rows } = await db.query<KnownRow>(`SELECT ${KNOWN_COLUMNS} FROM files WHERE path LIKE $1`, [underPattern(directory)]);
+      const { rows } = await db.query<KnownRow>(
+        `SELECT ${KNOWN_COLUMNS} FROM files WHERE path LIKE $1 UNION ALL SELECT ${EXCLUDED_AS_KNOWN} FROM excluded_files WHERE path LIKE $1`,
+        [underPattern(directory)],
+      );
       return rows.map(toKnown);
     },
 
@@ -187,6 +209,7 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
           chunk_count: file.chunks.length,
         });
         await replaceChunks(tx, id, file);
+        await forgetExcluded(tx, file.facts.path);
         return id;
       });
     },
@@ -213,8 +236,31 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
           chunk_count: 0,
         });
         await tx.query('DELETE FROM chunks WHERE file_id = $1', [id]);
+        await forgetExcluded(tx, file.facts.path);
         return id;
       });
+    },
+
+    saveExcluded(file) {
+      return db.transaction(async (tx) => {
+        const removed = await tx.query('DELETE FROM files WHERE path = $1', [file.facts.path]);
+        await tx.query(
+          `INSERT INTO excluded_files (path, job_id, size, mtime_ms, code, reason) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (path) DO UPDATE SET job_id = EXCLUDED.job_id, size = EXCLUDED.size, mtime_ms = EXCLUDED.mtime_ms,
+             code = EXCLUDED.code, reason = EXCLUDED.reason, excluded_at = now()`,
+          [file.facts.path, file.jobId, file.facts.size, file.mtimeMs, file.code, file.reason],
+        );
+        return (removed.affectedRows ?? 0) > 0;
+      });
+    },
+
+    async excluded(path) {
+      const { rows } = await db.query<{ path: string; code: string; reason: string; excluded_at: unknown }>(
+        'SELECT path, code, reason, excluded_at FROM excluded_files WHERE path = $1',
+        [path],
+      );
+      const r = rows[0];
+      return r ? { path: r.path, code: r.code, reason: r.reason, excluded_at: toIso(r.excluded_at) } : null;
     },
 
     async touch(path, facts, mtimeMs, jobId) {
@@ -246,14 +292,16 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
         if (!source) throw new Error(`saveCopy: no file with id ${sourceId}`);
         const id = await upsertFacts(tx, { facts, mtimeMs, jobId }, { ...source, status: 'indexed', error_code: null, error: null });
         await copyChunks(tx, id, sourceId);
+        await forgetExcluded(tx, facts.path);
         return id;
       });
     },
 
     move(from, to, facts, mtimeMs, jobId) {
       return db.transaction(async (tx) => {
-        // A file already indexed at the destination is replaced by the moved one.
+        // A file already indexed (or excluded) at the destination is replaced by the moved one.
         await tx.query('DELETE FROM files WHERE path = $1', [to]);
+        await forgetExcluded(tx, to);
         const { rows } = await tx.query<{ id: number }>(
           `UPDATE files SET path = $2, filename = $3, extension = $4, size = $5, created = $6, modified = $7,
                   accessed = $8, mtime_ms = $9, job_id = $10
@@ -266,12 +314,21 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
 
     async removePaths(paths) {
       if (paths.length === 0) return [];
-      const { rows } = await db.query<{ path: string }>('DELETE FROM files WHERE path = ANY($1::text[]) RETURNING path', [paths]);
+      // Excluded paths are forgotten too; only files that were in the index are answered.
+      const { rows } = await db.query<{ path: string }>(
+        `WITH gone AS (DELETE FROM excluded_files WHERE path = ANY($1::text[]))
+         DELETE FROM files WHERE path = ANY($1::text[]) RETURNING path`,
+        [paths],
+      );
       return rows.map((r) => r.path);
     },
 
     async removeUnder(directory) {
-      const { rows } = await db.query<{ path: string }>('DELETE FROM files WHERE path LIKE $1 RETURNING path', [underPattern(directory)]);
+      const { rows } = await db.query<{ path: string }>(
+        `WITH gone AS (DELETE FROM excluded_files WHERE path LIKE $1)
+         DELETE FROM files WHERE path LIKE $1 RETURNING path`,
+        [underPattern(directory)],
+      );
       return rows.map((r) => r.path);
     },
 
@@ -314,11 +371,12 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
     },
 
     async stats() {
-      const { rows } = await db.query<{ total: number; size: number; last: unknown; failed: number }>(
+      const { rows } = await db.query<{ total: number; size: number; last: unknown; failed: number; excluded: number }>(
         `SELECT count(*) FILTER (WHERE status = 'indexed')::int AS total,
                 coalesce(sum(size) FILTER (WHERE status = 'indexed'), 0)::bigint AS size,
                 max(indexed_at) FILTER (WHERE status = 'indexed') AS last,
-                count(*) FILTER (WHERE status = 'failed')::int AS failed
+                count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                (SELECT count(*)::int FROM excluded_files) AS excluded
          FROM files`,
       );
       const ext = await db.query<{ extension: string; n: number }>(
@@ -331,6 +389,7 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
         extensions: Object.fromEntries(ext.rows.map((e) => [e.extension, e.n])),
         last_indexed: toIso(r.last),
         failed_files: r.failed,
+        excluded_files: r.excluded,
       };
     },
 

@@ -7,7 +7,8 @@ export interface KnownFile {
   size: number;
   mtimeMs: number;
   contentHash: string | null;
-  status: 'indexed' | 'failed';
+  /** 'excluded': kept out by the content check (no files row; id 0). */
+  status: 'indexed' | 'failed' | 'excluded';
   embeddingModel: string;
   jobId: number | null;
 }
@@ -44,6 +45,23 @@ export interface FailedFileWrite {
   jobId: number | null;
   code: string;
   reason: string;
+}
+
+/** A file the content check keeps out of the index. */
+export interface ExcludedFileWrite {
+  facts: FileFacts;
+  mtimeMs: number;
+  jobId: number | null;
+  /** e.g. 'contains_secret'. */
+  code: string;
+  reason: string;
+}
+
+export interface ExcludedFile {
+  path: string;
+  code: string;
+  reason: string;
+  excluded_at: string | null;
 }
 
 /** A file as a search result and the file record show it: its identity, dates and description. */
@@ -88,4 +106,6 @@ export interface FileStats {
   extensions: Record<string, number>;
   last_indexed: string | null;
   failed_files: number;
+  /** Files the content check keeps out of the index (a private key, a token). */
+  excluded_files: number;
 }

@@ -111,7 +111,8 @@ export function createJobsRepository(db: SqlDatabase): JobsRepository {
         if (!rows[0]) return null;
         const job = toWatchJob(rows[0]);
         const removed = await tx.query<{ n: number }>(
-          `WITH gone AS (DELETE FROM files WHERE path LIKE $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+          `WITH gone AS (DELETE FROM files WHERE path LIKE $1 RETURNING 1), forgotten AS (DELETE FROM excluded_files WHERE path LIKE $1)
+           SELECT count(*)::int AS n FROM gone`,
           [underPattern(job.path)],
         );
         return { job, filesRemoved: removed.rows[0]?.n ?? 0 };

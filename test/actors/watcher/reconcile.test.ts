@@ -23,7 +23,10 @@ forEachEngine('watch jobs across restarts and watch limits', (engine) => {
     await tree.remove();
   });
 
-  it('reconciles every active job on start: changes made while the service was down are caught up, last_scan set', async () => {
+  it('reconciles every active job on start: changes made while the service was down are caught up, last_scan set', async function () {
+    // A stop, a restart and eight conditions of up to 20 s each: at load 20 their sum passes mocha's 60 s default,
+    // which would cut the test while it is still within its own deadlines.
+    this.timeout(240_000);
     h = await startWatchService(engine);
     const jobId = (await h.t.request('POST', '/api/watch/', { directory_path: tree.root })).body.job_id as number;
     await h.t.service.watcher.settled(jobId);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
 import { DEFAULT_WATCHER_TUNING } from '../../../src/actors/watcher/protocol.js';
@@ -114,6 +114,30 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     expect(events.map(pathOf)).to.deep.equal([tree.path('visible.txt')]);
   });
 
+  it('never reports a symbolic link made in a watched folder (to a file outside, or inside)', async () => {
+    const outside = await tempTree({ 'shadow': 'root:secret-hash:19000' });
+    try {
+      await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+      await symlink(outside.path('shadow'), tree.path('x.txt'));
+      await symlink(tree.path('a.txt'), tree.path('docs/alias.txt'));
+      await tree.write('after.txt', 'a real file');
+      await has((e) => pathOf(e) === tree.path('after.txt'));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(events.map(pathOf)).to.deep.equal([tree.path('after.txt')]);
+    } finally {
+      await outside.remove();
+    }
+  });
+
+  it('reports every file of a burst written into a folder made while watched', async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await mkdir(tree.path('fresh/inner'), { recursive: true });
+    const names = Array.from({ length: 60 }, (_, i) => `fresh/inner/f${i}.txt`);
+    await Promise.all(names.map((n) => writeFile(tree.path(n), n)));
+    await eventually(() => new Set(ofType('add').map(pathOf)).size === names.length, 30_000);
+    expect([...new Set(ofType('add').map(pathOf))].sort()).to.deep.equal(names.map((n) => tree.path(n)).sort());
+  });
+
   it("respects the job's file_pattern and recursive flag", async () => {
     await start().watch({ jobId: 1, root: tree.root, recursive: false, filePattern: '*.md' });
     await tree.write('top.md', 'x');
@@ -152,6 +176,34 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     await has((e) => e.type === 'change' && e.path === tree.path('a.txt'));
     await tree.write('docs/polled.txt', 'new');
     await has((e) => e.type === 'add' && e.path === tree.path('docs/polled.txt'));
+  });
+
+  it('falls back during the first scan of a big tree: the native watches go at once, one error with the count', async () => {
+    await Promise.all(Array.from({ length: 120 }, (_, i) => tree.write(`many/d${i}/f.txt`, String(i))));
+    // Every folder chokidar tries to watch is refused (as inotify does at its limit), from its first scan on.
+    await start({ simulateNativeError: 'ENOSPC' }).watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await eventually(() => ofType('mode').length > 0);
+    expect(core.states()[0]).to.include({ mode: 'polling', ready: true });
+    const errors = ofType('error');
+    expect(errors).to.have.length(1); // not one per refused folder
+    expect((errors[0] as Extract<WatcherEvent, { type: 'error' }>).message).to.match(/\(\d+ folders? refused\)/);
+    const mode = ofType('mode')[0] as Extract<WatcherEvent, { type: 'mode' }>;
+    expect(mode.reason).to.match(/ENOSPC: .*\d+ folders? refused/);
+    await tree.write('many/d7/late.txt', 'written while polled');
+    await has((e) => e.type === 'add' && e.path === tree.path('many/d7/late.txt'));
+  });
+
+  it('stops a watch at once when it is removed in the middle of its first scan (nothing waits for it)', async () => {
+    await Promise.all(Array.from({ length: 300 }, (_, i) => tree.write(`big/d${i % 60}/f${i}.txt`, String(i))));
+    const c = start();
+    const watching = c.watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    await c.unwatch(1); // before chokidar is ready: both promises must settle (a hang here hung DELETE and shutdown)
+    const state = await watching;
+    expect(state.jobId).to.equal(1);
+    expect(c.states()).to.deep.equal([]);
+    await tree.write('after.txt', 'not watched any more');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events.some((e) => pathOf(e) === tree.path('after.txt'))).to.equal(false);
   });
 
   it('sends a burst in batches of at most maxBatch events', async () => {

@@ -403,6 +403,18 @@ forEachEngine('filters API', (engine) => {
       expect(await indexed()).to.deep.equal([...DOCS, 'project/package-lock.json'].sort());
     });
 
+    it('POST /api/filters/reset and /apply take no body: a field sent anyway is a 400, and nothing changes', async () => {
+      await change('PUT', '/api/filters/config', { mode: 'whitelist', apply_immediately: false });
+      for (const [route, body] of [['/api/filters/reset', { mode: 'blacklist' }], ['/api/filters/reset', { apply_immediately: false }], ['/api/filters/apply', []]] as const) {
+        const res = await t.request('POST', route, body);
+        expect(res.status, route).to.equal(400);
+        expect(res.body).to.include({ success: false, code: 'invalid_request' });
+        expect(res.body.message).to.match(/takes no body fields, got (field '(mode|apply_immediately)'|a list)/);
+      }
+      expect((await t.request('GET', '/api/filters/config')).body.mode).to.equal('whitelist');
+      await change('PUT', '/api/filters/config', { mode: 'blacklist', apply_immediately: false });
+    });
+
     it('POST /api/filters/reset restores the defaults and cleans up the index', async () => {
       await change('PUT', '/api/filters/config', { mode: 'whitelist', whitelist_include: ['*.md'], apply_immediately: false });
       listen();

@@ -43,6 +43,15 @@ forEachEngine('queue routes', (engine) => {
     expect(res.body).to.deep.equal({ paused: false, manually_paused: false, scheduler_paused: false, total_items: 0, cooling_down: 0, ready: 0, processing: 0 });
   });
 
+  it('pause and resume take no body: a field sent anyway (it would be ignored) is a 400 naming it', async () => {
+    for (const route of ['/api/queue/pause', '/api/queue/resume']) {
+      const res = await h.t.request('POST', route, { minutes: 5 });
+      expect(res.status, route).to.equal(400);
+      expect(res.body.message).to.match(/takes no body fields, got field 'minutes'/);
+    }
+    expect((await h.t.request('GET', '/api/queue/status')).body.paused).to.equal(false);
+  });
+
   it('pause keeps taking events but processes nothing; items are listed with the spec fields; resume processes them', async () => {
     const stream = await openEventStream(`${h.t.url}/api/updates?types=queue_paused,queue_resumed`);
     try {

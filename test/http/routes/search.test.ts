@@ -157,4 +157,24 @@ forEachEngine('POST /api/search/', (engine) => {
     const odd = await search({ query: `it's a (test) & "unbalanced | ! : * <> \\ quote` });
     expect(odd.results).to.be.an('array');
   });
+  it('refuses impossible dates and crossed bounds rather than answering quietly, naming the API fields only', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ modified_after: '2026-02-30' }, /filters\.modified_after: must be a real date .* got '2026-02-30'/],
+      [{ created_before: '2025-02-29' }, /filters\.created_before: must be a real date/],
+      [{ modified_before: '2026-06-30T24:00:00Z' }, /filters\.modified_before: must be a real date/],
+      [{ modified_after: '2026-13-01' }, /filters\.modified_after: must be a real date/],
+      [{ modified_after: '2026-01-01junk' }, /filters\.modified_after: must be a real date/],
+      [{ modified_after: '2026-06-01', modified_before: '2026-01-01' }, /filters\.modified_after: is past its upper bound/],
+      [{ created_after: '2026-06-01', created_before: '2026-01-01' }, /filters\.created_after: is past its upper bound/],
+      [{ min_size: 10, max_size: 5 }, /filters\.min_size: is past its upper bound/],
+    ];
+    for (const [filters, message] of cases) {
+      const res = await t.request('POST', '/api/search/', { query: 'x', filters });
+      expect(res.status, JSON.stringify(filters)).to.equal(400);
+      expect(res.body.message, JSON.stringify(filters)).to.match(message);
+      expect(res.body.message).not.to.match(/\b(modifiedAfter|modifiedBefore|createdAfter|createdBefore|sizeMin|sizeMax|pathGlob)\b/);
+    }
+    // Real dates, leap day included, are fine.
+    expect((await t.request('POST', '/api/search/', { query: 'x', filters: { modified_after: '2024-02-29', modified_before: '2026-02-28T23:59:59Z' } })).status).to.equal(200);
+  });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { eventually } from '../../helpers/assert.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -20,5 +21,10 @@ forEachEngine('GET /api/status/', (engine) => {
     expect(db.server_version).to.match(engine === 'pglite' ? /^1[5-9]/ : /^\d+/);
     expect(db.schema_version).to.be.a('number').and.greaterThan(0);
     expect((await t.request('GET', '/api/status')).status).to.equal(200);
+  });
+
+  it('says ready once start-up is over (every watched folder watched live)', async () => {
+    const ready = await eventually(async () => ((await t.request('GET', '/api/status/')).body.ready === true ? true : null));
+    expect(ready).to.equal(true);
   });
 });

@@ -81,5 +81,12 @@ describe('GET /api/updates (server-sent events)', () => {
     const bad = await t.request('GET', '/api/updates', undefined, { 'last-event-id': 'abc' });
     expect(bad.status).to.equal(400);
     expect(bad.body.code).to.equal('invalid_request');
+    // A misspelt event name would filter everything out without a word: it is refused, naming it.
+    for (const types of ['nope', 'file_indexed,fileindexed']) {
+      const unknown = await t.request('GET', `/api/updates?types=${types}`);
+      expect(unknown.status, types).to.equal(400);
+      expect(unknown.body.code).to.equal('invalid_request');
+      expect(unknown.body.message).to.match(/types: unknown event name '(nope|fileindexed)'; known: .*file_indexed/);
+    }
   });
 });

@@ -222,24 +222,23 @@ describe('parseFile', () => {
       expect(outcome.ok ? '' : outcome.reason).to.include('named pipe');
     });
 
-    // Tests run as root, where chmod 000 does not stop reads; a dangling symlink and a symlink loop are
-    // files whose content genuinely cannot be read, whoever we are.
-    it('reports a dangling symbolic link as unreadable', async () => {
+    // Links are never followed (src/lib/no-follow.ts): a link, dangling, looping or whole, is not a file to read.
+    it('reports a dangling symbolic link as a link, not a file', async () => {
       const link = path.join(dir, 'link.txt');
       symlinkSync(path.join(dir, 'gone.txt'), link);
       const outcome = await parseFile(link, OPTIONS);
-      expect(outcome.ok ? 'ok' : outcome.code).to.equal('unreadable');
-      expect(outcome.ok ? '' : outcome.reason).to.include('broken symbolic link');
+      expect(outcome.ok ? 'ok' : outcome.code).to.equal('not_a_file');
+      expect(outcome.ok ? '' : outcome.reason).to.include('symbolic link');
     });
 
-    it('reports a symbolic link loop as unreadable', async () => {
+    it('reports a symbolic link loop as a link, not a file', async () => {
       const a = path.join(dir, 'a.txt');
       const b = path.join(dir, 'b.txt');
       symlinkSync(b, a);
       symlinkSync(a, b);
       const outcome = await parseFile(a, OPTIONS);
-      expect(outcome.ok ? 'ok' : outcome.code).to.equal('unreadable');
-      expect(outcome.ok ? '' : outcome.reason).to.include('symbolic link loop');
+      expect(outcome.ok ? 'ok' : outcome.code).to.equal('not_a_file');
+      expect(outcome.ok ? '' : outcome.reason).to.include('symbolic link');
     });
   });
 });
@@ -284,6 +283,6 @@ describe('statFile', () => {
     const dangling = await statFile(path.join(dir, 'dangling'));
     expect(missing.ok ? 'ok' : missing.code).to.equal('not_found');
     expect(directory.ok ? 'ok' : directory.code).to.equal('not_a_file');
-    expect(dangling.ok ? 'ok' : dangling.code).to.equal('unreadable');
+    expect(dangling.ok ? 'ok' : dangling.code).to.equal('not_a_file'); // a link is never followed
   });
 });

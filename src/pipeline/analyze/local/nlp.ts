@@ -7,6 +7,7 @@
 import winkNLP from 'wink-nlp';
 import type { ItsFunction, PartOfSpeech, WinkMethods } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+import { capWords } from '../../../lib/words.js';
 import { memoizeBounded } from '../../../lib/bounded-memo.js';
 import type { Block, BlockKind } from './blocks.js';
 
@@ -76,7 +77,8 @@ export function analyseBlocks(blocks: Block[]): TextAnalysis {
   for (const block of blocks) {
     if (text !== '') text += '\n\n';
     blockStarts.push(text.length);
-    text += block.text;
+    // wink's tokeniser, lemmatiser and Porter2 stemmer are quadratic in a word's length (lib/words.ts).
+    text += capWords(block.text);
   }
   if (text.trim() === '') return { tokens: [], sentences: [] };
 

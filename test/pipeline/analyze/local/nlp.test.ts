@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { proseBlocks } from '../../../../src/pipeline/analyze/local/blocks.js';
 import { analyseBlocks, stemWord } from '../../../../src/pipeline/analyze/local/nlp.js';
+import { MAX_WORD_CHARS } from '../../../../src/lib/words.js';
 
 const sentencesOf = (text: string): string[] => analyseBlocks(proseBlocks(text)).sentences.map((sentence) => sentence.text);
 
@@ -15,6 +16,12 @@ describe('analyseBlocks', () => {
       'Did they?',
       'Yes.',
     ]);
+  });
+
+  it('never hands a word longer than MAX_WORD_CHARS to the tokeniser and stemmer (a 50,000-character word)', () => {
+    const { tokens } = analyseBlocks(proseBlocks(`Intro sentence here. ${'a'.repeat(50_000)} outro words.`));
+    expect(tokens.length).to.be.greaterThan(3);
+    expect(Math.max(...tokens.map((t) => t.value.length))).to.be.at.most(MAX_WORD_CHARS);
   });
 
   it('never lets a sentence cross a block boundary', () => {

@@ -1,0 +1,111 @@
+/**
+ * Hostile and unusual files through the real parse stage (issue 16): each one once timed out, bloated memory, was
+ * read as garbage or leaked a secret. Sizes are smaller than the torture bench's (bench/parse-torture.ts) where the
+ * bound is what matters, not the size.
+ */
+import { expect } from 'chai';
+import { mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseFile, type ParseOptions } from '../../../src/pipeline/stages/parse.js';
+import type { ParseOutcome, ParsedDocument } from '../../../src/pipeline/types.js';
+import { big5Msg, docx, epub, fits, longHeaderMail, p7m, PEM_KEY, SENTENCE, writeRepeated } from '../../helpers/torture-files.js';
+
+const OPTIONS: ParseOptions = { maxFileBytes: 200 * 1024 * 1024, maxTextChars: 100_000, timeBudgetMs: 120_000 };
+
+function expectOk(outcome: ParseOutcome): ParsedDocument {
+  if (!outcome.ok) expect.fail(`expected a parsed document, got ${outcome.code}: ${outcome.reason}`);
+  return outcome.doc;
+}
+
+describe('parseFile on hostile input', function () {
+  this.timeout(180_000);
+  let dir: string;
+  const at = (name: string) => path.join(dir, name);
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'filesift-hostile-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps only the opening of a huge text file: cut at the text limit, marked truncated', async () => {
+    await writeRepeated(at('huge.txt'), SENTENCE, 24 * 1024 * 1024);
+    const doc = expectOk(await parseFile(at('huge.txt'), OPTIONS));
+    expect(doc.size).to.equal((await stat(at('huge.txt'))).size); // hashed and sized whole
+    expect(doc.textTruncated).to.equal(true);
+    expect(doc.text.length).to.be.at.most(OPTIONS.maxTextChars);
+    expect(doc.text.length).to.be.greaterThan(OPTIONS.maxTextChars / 2);
+  });
+
+  it('reads each EPUB chapter once, whatever the spine repeats (a spine bomb)', async () => {
+    await writeFile(at('bomb.epub'), epub(5, 40_000));
+    const doc = expectOk(await parseFile(at('bomb.epub'), OPTIONS));
+    expect(doc.format).to.equal('epub');
+    for (let i = 0; i < 5; i++) expect(doc.text.match(new RegExp(`Chapter ${i}\\.`, 'g'))).to.have.length(1);
+  });
+
+  it('keeps the text of a DOCX drowned in millions of empty tags', async () => {
+    await writeFile(at('tags.docx'), docx(`<w:p><w:r><w:t>Survivor paragraph of the tag storm.</w:t></w:r></w:p>${'<w:r/>'.repeat(2_000_000)}`));
+    expect(expectOk(await parseFile(at('tags.docx'), OPTIONS)).text).to.include('Survivor paragraph of the tag storm.');
+  });
+
+  it('keeps the text of HTML nested a million levels deep', async () => {
+    await writeRepeated(at('deep.html'), '<div>', 1_000_000 * 5, '<html><body><p>Deep survivor text.</p>', 'the bottom of the well</body></html>');
+    const doc = expectOk(await parseFile(at('deep.html'), OPTIONS));
+    expect(doc.format).to.equal('html');
+    expect(doc.text).to.include('Deep survivor text.');
+  });
+
+  it('takes a text header over binary data (FITS, PKCS#7 .p7m) for binary: no text', async () => {
+    await writeFile(at('image.fits'), fits(200_000));
+    await writeFile(at('signed.p7m'), p7m());
+    for (const name of ['image.fits', 'signed.p7m']) {
+      const doc = expectOk(await parseFile(at(name), OPTIONS));
+      expect(doc.text, name).to.equal('');
+      expect(doc.format, name).to.be.oneOf(['image', 'binary']);
+    }
+  });
+
+  it("reads an Outlook MSG's 8-bit strings in the code page it names (Big5), not cp1252", async () => {
+    await writeFile(at('big5.msg'), big5Msg());
+    const doc = expectOk(await parseFile(at('big5.msg'), OPTIONS));
+    expect(doc.format).to.equal('msg');
+    expect(doc.text).to.include('會議紀錄');
+    expect(doc.text).to.include('明天下午三點開會');
+  });
+
+  it('reads a DOCX written by a streaming zip writer (entries with data descriptors)', async () => {
+    await writeFile(at('streamed.docx'), docx('<w:p><w:r><w:t>Written by a streaming zip writer.</w:t></w:r></w:p>', { dataDescriptors: true }));
+    const doc = expectOk(await parseFile(at('streamed.docx'), OPTIONS));
+    expect(doc.format).to.equal('docx');
+    expect(doc.text).to.include('Written by a streaming zip writer.');
+  });
+
+  it('recognises mail without an extension whose headers run past 4 KB', async () => {
+    const mail = longHeaderMail();
+    expect(mail.indexOf('\r\n\r\n')).to.be.greaterThan(4096);
+    await writeFile(at('mail-long-headers'), mail);
+    const doc = expectOk(await parseFile(at('mail-long-headers'), OPTIONS));
+    expect(doc.format).to.equal('email');
+    expect(doc.metadata.title ?? doc.text).to.include('Quarterly torture report');
+  });
+
+  it('keeps a file holding a private key out, whatever its name, with the reason', async () => {
+    await writeFile(at('server_key.txt'), `Production key, do not share:\n${PEM_KEY}\n`);
+    const outcome = await parseFile(at('server_key.txt'), OPTIONS);
+    if (outcome.ok) expect.fail('a private key was parsed as a document');
+    expect(outcome.code).to.equal('contains_secret');
+    expect(outcome.reason).to.match(/private key block/);
+    expect(outcome.facts?.path).to.equal(at('server_key.txt'));
+  });
+
+  it('never reads through a link, even to a file the user could index', async () => {
+    await writeFile(at('real.txt'), 'the real text');
+    await symlink(at('real.txt'), at('alias.txt'));
+    const outcome = await parseFile(at('alias.txt'), OPTIONS);
+    if (outcome.ok) expect.fail(`a link was followed: ${outcome.doc.text}`);
+    expect(outcome.code).to.equal('not_a_file');
+  });
+});

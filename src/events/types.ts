@@ -17,8 +17,8 @@ export interface EventMap {
 
   // Indexing runs: a directory scan, a single file, a watch job's initial scan or start-up reconcile.
   index_run_started: { run_id: string; kind: IndexRunKind; path: string; force: boolean };
-  /** At most once a second per run. `total` grows while the walk is still finding files (`total_final` false). */
-  index_run_progress: IndexRunCounts & { run_id: string; total: number; total_final: boolean; files_per_second: number; eta_seconds: number | null };
+  /** At most once a second per run. `total` is final once the files are counted (`total_final`); before, it grows. */
+  index_run_progress: IndexRunProgress;
   index_run_completed: IndexRunCounts & {
     run_id: string;
     kind: IndexRunKind;
@@ -105,6 +105,19 @@ export interface IndexRunStageSeconds {
   embed: number;
   /** Writing files and their chunks to the database. */
   store: number;
+}
+
+/** Where a run stands (index_run_progress, GET /api/index/runs). */
+export interface IndexRunProgress extends IndexRunCounts {
+  run_id: string;
+  total: number;
+  total_final: boolean;
+  /** Over the last 30 s or so. */
+  files_per_second: number;
+  /** Null until the total is final and files are moving. */
+  eta_seconds: number | null;
+  /** The file most recently handed to the pipeline (null before the first, and once the run is over). */
+  current_path: string | null;
 }
 
 export interface IndexRunCounts {

@@ -136,6 +136,21 @@ export interface FileEventBase {
 
 export type EventName = keyof EventMap;
 
+/** Every event name, for clients and the API description (`?types=`); the check below keeps it complete. */
+export const EVENT_NAMES = [
+  'service_started', 'service_stopping', 'settings_changed',
+  'index_run_started', 'index_run_progress', 'index_run_completed',
+  'file_parsing', 'file_parsed', 'file_summarized', 'file_embedded', 'file_indexed', 'file_skipped', 'file_failed', 'file_removed',
+  'embedder_changed', 'model_pull_progress', 'model_pull_completed', 'filters_changed',
+  'watch_added', 'watch_removed', 'watch_mode_changed', 'watch_error',
+  'file_created', 'file_modified', 'file_deleted', 'file_moved', 'folder_deleted',
+  'queue_item_added', 'queue_item_updated', 'queue_item_processing', 'queue_item_completed', 'queue_item_failed', 'queue_item_removed',
+  'queue_paused', 'queue_resumed', 'scheduler_paused', 'scheduler_resumed',
+] as const satisfies readonly EventName[];
+type MissingEventNames = Exclude<EventName, (typeof EVENT_NAMES)[number]>;
+/** A compile error here names an event of EventMap missing from EVENT_NAMES. */
+const _complete: [MissingEventNames] extends [never] ? true : MissingEventNames = true;
+
 export interface BusEvent<N extends EventName = EventName> {
   /** Monotonically increasing per service run, starting at 1; used as the SSE `id`. */
   id: number;

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import type { Static, TSchema } from 'typebox';
+import type { Static, TObject, TSchema } from 'typebox';
+import Value from 'typebox/value';
 import { createErrorWith, type ErrorFields } from './errors.js';
 import { findProblem } from '../validation.js';
 
@@ -14,6 +15,20 @@ export function validBodyOr<S extends TSchema>(ctx: Context, schema: S, fields: 
   const problem = findProblem(schema, body);
   if (problem) throw createErrorWith('invalid_request', fields, problem);
   return body as Static<S>;
+}
+
+/**
+ * The query string checked against a route's schema, numbers converted from their text; a 400 naming the
+ * parameter otherwise. A repeated parameter (?q=a&q=b) is refused rather than guessed at.
+ */
+export function validQuery<S extends TObject>(ctx: Context, schema: S): Static<S> {
+  const raw: Record<string, unknown> = { ...ctx.query };
+  const repeated = Object.keys(raw).find((k) => Array.isArray(raw[k]));
+  if (repeated) throw createErrorWith('invalid_request', {}, `query parameter '${repeated}' is given more than once`);
+  const converted = Value.Convert(schema, raw);
+  const problem = findProblem(schema, converted);
+  if (problem) throw createErrorWith('invalid_request', {}, `query: ${problem}`);
+  return converted as Static<S>;
 }
 
 const ID = /^[1-9]\d{0,15}$/;

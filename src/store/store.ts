@@ -39,11 +39,11 @@ const METHODS = {
   jobs: { countActive: true, list: true, get: true, create: true, remove: true, setLastScan: true },
   files: {
     known: true, knownUnder: true, saveIndexed: true, saveFailed: true, touch: true, findByHash: true, saveCopy: true,
-    move: true, removePaths: true, removeUnder: true, listPaths: true, get: true, stats: true, ensureVectorIndex: true,
+    move: true, removePaths: true, removeUnder: true, listPaths: true, get: true, content: true, stats: true, ensureVectorIndex: true,
   },
   embeddings: { stale: true, countStale: true, countByModel: true, chunkSummary: true, source: true, replace: true, copy: true },
   queue: { loadAll: true, upsert: true, remove: true },
-  search: { keyword: true, semantic: true, describe: true, maintain: true },
+  search: { keyword: true, semantic: true, describe: true, lexemes: true, facts: true, maintain: true },
 } as const satisfies { [R in RepositoryName]: Record<StoreMethod<R>, true> };
 
 /** The method names of a repository. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus } from '../events/bus.js';
 import type { EventMap, IndexRunCounts, IndexRunKind, IndexRunProgress, IndexRunStageSeconds } from '../events/types.js';
+import { formatDuration } from '../lib/format.js';
 import type { Logger } from '../logger.js';
 
 /** Per-file stage events a run may send per second (plus a burst); the rest are counted in progress only. */
@@ -218,14 +219,6 @@ export class IndexRun {
 
 function describeRun(kind: IndexRunKind, runPath: string): string {
   return runPath === '' ? `${kind} run` : `${kind} ${runPath}`;
-}
-
-/** "1h 02m", "5m 38s", "42s". */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s >= 3600) return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-  if (s >= 60) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-  return `${s}s`;
 }
 
 /** The log line of a run's progress: "watch /home/me: 1200 of 30000 files (4.0 %), 85.2 files/s, about 5m 38s left". */

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { EventBus } from '../../src/events/bus.js';
 import type { EventMap } from '../../src/events/types.js';
-import { formatDuration, IndexRun, progressLine } from '../../src/indexing/run.js';
+import { IndexRun, progressLine } from '../../src/indexing/run.js';
 
 /** A real pino logger writing its JSON lines into an array. */
 function capturedLogger(): { logger: pino.Logger; lines: { level: number; msg: string }[] } {
@@ -121,13 +121,5 @@ describe('progressLine', () => {
       run_id: 'r', processed: 5, indexed: 5, skipped: 0, failed: 0, removed: 0, total: 9, total_final: false, files_per_second: 2, eta_seconds: null, current_path: null,
     });
     expect(line).to.equal('directory /d: 5 files (9 found so far), 2 files/s');
-  });
-});
-
-describe('formatDuration', () => {
-  it('reads as hours and minutes, minutes and seconds, or seconds', () => {
-    expect(formatDuration(42)).to.equal('42s');
-    expect(formatDuration(338)).to.equal('5m 38s');
-    expect(formatDuration(3720)).to.equal('1h 02m');
   });
 });

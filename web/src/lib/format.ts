@@ -1,16 +1,7 @@
-/** How numbers, sizes, dates and durations read in the app. */
+/** How numbers, dates and kinds of file read in the app (sizes and durations as the service and the CLI write them). */
+import { formatDuration as duration } from '../../../src/lib/format.js';
 
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
-}
+export { formatSize } from '../../../src/lib/format.js';
 
 /** A date as the person's locale writes it (with the time when it is today). */
 export function formatDate(iso: string | null): string {
@@ -28,14 +19,8 @@ export function formatDateTime(iso: string | null): string {
   return Number.isNaN(date.getTime()) ? '—' : date.toLocaleString();
 }
 
-/** "1h 02m", "5m 38s", "42s". */
-export function formatDuration(seconds: number | null): string {
-  if (seconds === null) return '—';
-  const s = Math.max(0, Math.round(seconds));
-  if (s >= 3600) return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-  if (s >= 60) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-  return `${s}s`;
-}
+/** "1h 02m", "5m 38s", "42s"; a dash when unknown. */
+export const formatDuration = (seconds: number | null): string => (seconds === null ? '—' : duration(seconds));
 
 export const formatCount = (n: number): string => n.toLocaleString();
 

@@ -57,8 +57,8 @@ describe('docker-compose deployment, run natively', function () {
   });
 
   it('builds an image that holds everything the service reads at run time', () => {
-    // The build stage compiles src, workers and scripts (the embedder build step runs after tsc).
-    for (const dir of ['src', 'workers', 'sql', 'scripts']) expect(dockerfile).to.match(new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'));
+    // The build stage compiles src, workers and scripts, builds the web app (web/), then the embedder (after tsc).
+    for (const dir of ['src', 'workers', 'sql', 'scripts', 'web']) expect(dockerfile).to.match(new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'));
     // The runtime stage needs the compiled code, the migrations and the built-in embedder's model.
     for (const dir of ['dist', 'sql', 'build', 'node_modules']) expect(dockerfile).to.match(new RegExp(`^COPY --from=build /app/${dir} \\./${dir}$`, 'm'));
     expect(dockerfile).to.match(/ENV ONNXRUNTIME_NODE_INSTALL=skip/);

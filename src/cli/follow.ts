@@ -95,20 +95,23 @@ class RunDisplay {
     this.#bar ??= new cliProgress.SingleBar(
       {
         stream: this.io.stderr,
-        format: `${this.label} |{bar}| {percent} {value}/{total} files | {rate} files/s | {left} | {failed} failed`,
+        format: `${this.label} |{bar}| {percent} {done} of {of} files | {rate} files/s | {left} | {failed} failed`,
         hideCursor: true,
         fps: 5,
       },
       cliProgress.Presets.shades_classic,
     );
-    this.#bar.start(0, 0, { percent: 'counting…', rate: 0, left: '', failed: 0 });
+    // An empty bar until the files are counted (a total of 0 would draw a full one).
+    this.#bar.start(1, 0, { percent: 'counting…', done: 0, of: '?', rate: 0, left: 'time left unknown', failed: 0 });
   }
 
   update(p: IndexRunProgress): void {
     if (this.#bar) {
-      if (this.#bar.getTotal() !== p.total) this.#bar.setTotal(p.total);
+      if (p.total > 0 && this.#bar.getTotal() !== p.total) this.#bar.setTotal(p.total);
       this.#bar.update(p.processed, {
         percent: p.total_final && p.total > 0 ? `${Math.floor((100 * p.processed) / p.total)}%` : 'counting…',
+        done: p.processed,
+        of: p.total_final ? p.total : `${p.total}+`,
         rate: p.files_per_second,
         left: p.eta_seconds === null ? 'time left unknown' : `${formatDuration(p.eta_seconds)} left`,
         failed: p.failed,

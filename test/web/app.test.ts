@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { eventually } from '../helpers/assert.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, type ChromiumBrowser } from '../../scripts/lib/chromium.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -30,7 +30,7 @@ describe('web app (Chromium)', function () {
   this.timeout(120_000);
   let t: TestService;
   let tree: TempTree;
-  let browser: TestBrowser;
+  let browser: ChromiumBrowser;
   let page: Page;
 
   before(async () => {

@@ -104,6 +104,15 @@ function PatternList(props: {
         {props.title} <span class="muted small">({patterns.length})</span>
       </h2>
       <p class="muted small">{props.help}</p>
+      <form class="row" onSubmit={add}>
+        <label for={id} class="visually-hidden">
+          Add a pattern to {props.title}
+        </label>
+        <input id={id} type="text" placeholder="*.tmp, drafts/, /private/" value={pattern} spellcheck={false} onInput={(e) => setPattern(e.currentTarget.value)} />
+        <button type="submit" class="secondary">
+          Add
+        </button>
+      </form>
       <ul class="patterns">
         {patterns.map((p) => (
           <li key={p}>
@@ -114,15 +123,6 @@ function PatternList(props: {
           </li>
         ))}
       </ul>
-      <form class="row" onSubmit={add}>
-        <label for={id} class="visually-hidden">
-          Add a pattern to {props.title}
-        </label>
-        <input id={id} type="text" placeholder="*.tmp, drafts/, /private/" value={pattern} spellcheck={false} onInput={(e) => setPattern(e.currentTarget.value)} />
-        <button type="submit" class="secondary">
-          Add
-        </button>
-      </form>
     </section>
   );
 }

@@ -1,5 +1,6 @@
 /**
- * A real browser for the web app's tests: Debian's Chromium (installed by .ci/run) driven by playwright-core.
+ * A real browser for the web app's tests and its README screenshots: Debian's Chromium (installed by .ci/run)
+ * driven by playwright-core.
  * The flags keep Chromium off the network (it would otherwise try its update, sync and metrics services, whose
  * connections are refused here). playwright-core gives each launch a new empty profile (--user-data-dir in a
  * temporary folder it removes), and each page its own context (storage, permissions).
@@ -20,14 +21,14 @@ const FLAGS = [
   '--disable-sync',
 ];
 
-export interface TestBrowser {
+export interface ChromiumBrowser {
   browser: Browser;
   /** A new page in a fresh context (its own storage), at the given viewport. */
   page(options?: { width?: number; height?: number; colorScheme?: 'light' | 'dark' }): Promise<Page>;
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(): Promise<ChromiumBrowser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (.ci/run does) or set FILESIFT_CHROMIUM`);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   const contexts: BrowserContext[] = [];

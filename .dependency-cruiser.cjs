@@ -19,7 +19,7 @@
  *
  * The API's request and answer schemas (src/http/routes/*.schemas.ts) import no Koa: the CLI may import their
  * types, and the web app (web/, outside the layers, built by vite) may import their types and the event
- * catalogue's, the plain formatting functions of src/lib/format.ts, and nothing else of src/.
+ * catalogue's, the plain functions of src/lib/format.ts and src/lib/json-http.ts, and nothing else of src/.
  */
 const LAYERS = [
   ['foundation', '^src/(lib/|types/|paths\\.ts|logger\\.ts|config\\.ts|validation\\.ts)'],
@@ -92,14 +92,14 @@ module.exports = {
       comment: 'The web app runs in a browser: it may name the API schemas\' and the events\' types, and import nothing else of src/',
       severity: 'error',
       from: { path: '^web/' },
-      to: { path: '^src/', pathNot: '^src/http/routes/[^/]+\\.schemas\\.ts$|^src/events/types\\.ts$|^src/lib/format\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/http/routes/[^/]+\\.schemas\\.ts$|^src/events/types\\.ts$|^src/lib/(format|json-http)\\.ts$' },
     },
     {
       name: 'web-imports-types-not-values',
-      comment: 'Of src/, only the formatting functions run in the browser',
+      comment: 'Of src/, only the formatting and JSON-request functions run in the browser',
       severity: 'error',
       from: { path: '^web/' },
-      to: { path: '^src/', pathNot: '^src/lib/format\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/', pathNot: '^src/lib/(format|json-http)\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'queue-knows-no-watcher',

@@ -5,6 +5,7 @@
  */
 import { EventSource } from 'eventsource';
 import type { EventMap, EventName } from '../events/types.js';
+import { errorOf, jsonRequest, readJson } from '../lib/json-http.js';
 import { CliError, serviceUrl } from './program.js';
 
 export type ServiceEvent = { [N in EventName]: { type: N; data: EventMap[N] } }[EventName];
@@ -19,30 +20,16 @@ export class ServiceClient {
     private readonly token: string | null,
   ) {}
 
-  #headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { Accept: 'application/json', ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}), ...extra };
-  }
-
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(this.baseUrl + path, {
-        method,
-        headers: this.#headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+      res = await fetch(this.baseUrl + path, jsonRequest(method, body, this.token));
     } catch (err) {
       throw this.#unreachable(err);
     }
-    const text = await res.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = null;
-    }
+    const parsed = await readJson(res);
     if (res.ok) return parsed as T;
-    const error = (parsed ?? {}) as { code?: string; message?: string };
+    const error = errorOf(parsed);
     if (res.status === 401) throw new CliError(`${error.message ?? 'unauthorized'}: give the service's token with --token or FILESIFT_API_TOKEN`);
     throw new CliError(`${error.message ?? `HTTP ${res.status}`} (${error.code ?? res.status})`);
   }
@@ -65,7 +52,7 @@ export class ServiceClient {
    */
   events(types: readonly EventName[], onEvent: (event: ServiceEvent) => void): Promise<EventSubscription> {
     const source = new EventSource(`${this.baseUrl}/api/updates?types=${types.join(',')}`, {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, ...this.#headers() } }),
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, ...this.#auth() } }),
     });
     for (const type of types) {
       source.addEventListener(type, (e) => onEvent({ type, data: JSON.parse((e as unknown as { data: string }).data) } as ServiceEvent));
@@ -80,6 +67,10 @@ export class ServiceClient {
         reject(e.code === 401 ? new CliError('unauthorized: give the service\'s token with --token or FILESIFT_API_TOKEN') : this.#unreachable(e));
       };
     });
+  }
+
+  #auth(): Record<string, string> {
+    return this.token ? { Authorization: `Bearer ${this.token}` } : {};
   }
 
   #unreachable(err: unknown): CliError {

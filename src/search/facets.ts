@@ -1,8 +1,9 @@
 /**
  * Facet counts of a search: how the ranked files spread over extensions, folders and modification periods, so
- * a person can narrow a search by clicking one. Counted over the files the ranking produced (its first
- * FACET_DEPTH per side), not over every file that shares a word with the query: hybrid and semantic ranking
- * score every file, so "all matches" would be the whole index. Pure: the facts come from the store.
+ * a person can narrow a search by clicking one. Counted over the files the ranking produced (the candidates
+ * of each side, fused: at least the best 100 of each), not over every file that shares a word with the query:
+ * hybrid and semantic ranking score every file, so "all matches" would be the whole index. Pure: the facts come
+ * from the store.
  */
 import path from 'node:path';
 import type { FacetFacts } from '../store/repositories/search.repository.js';

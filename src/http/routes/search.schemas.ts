@@ -58,7 +58,7 @@ const FacetBucketSchema = Type.Object(
 
 export const SearchFacetsSchema = Type.Object(
   {
-    counted: Type.Integer({ minimum: 0, description: 'The ranked files the counts are over (the best 250 per side, fused)' }),
+    counted: Type.Integer({ minimum: 0, description: 'The ranked files the counts are over (the candidates of each side, at least the best 100 of each, fused)' }),
     extension: Type.Array(FacetBucketSchema),
     folder: Type.Array(FacetBucketSchema, { description: 'Sub-folders of the deepest folder holding every counted file (or of directory)' }),
     modified: Type.Array(FacetBucketSchema, { description: "Cumulative periods ('past week' includes 'past day'), then 'older than a year'" }),

@@ -3,6 +3,7 @@
  * one. A 401 asks the person for the token once (the prompt is the app's, see app.tsx), keeps it for the tab
  * (sessionStorage) and repeats the request.
  */
+import { errorOf, jsonRequest, readJson } from '../../../src/lib/json-http.js';
 import type { ErrorBody } from './types.js';
 
 const TOKEN_KEY = 'filesift.token';
@@ -55,25 +56,12 @@ export interface RequestOptions {
 
 export async function api<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
   for (let attempt = 0; ; attempt++) {
-    const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(path, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const res = await fetch(path, jsonRequest(method, body, token, options.signal));
     if (res.status === 401 && attempt < 3 && (await newToken())) continue;
-    const text = await res.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = null;
-    }
+    const parsed = await readJson(res);
     if (res.ok) return parsed as T;
-    const error = parsed && typeof parsed === 'object' ? (parsed as ErrorBody) : null;
-    throw new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `HTTP ${res.status}`, error);
+    const error = errorOf(parsed);
+    throw new ApiError(res.status, error.code ?? 'http_error', error.message ?? `HTTP ${res.status}`, parsed === null ? null : (parsed as ErrorBody));
   }
 }
 

@@ -11,6 +11,26 @@ export function ErrorMessage({ message, id }: { message: string | null; id?: str
   );
 }
 
+/** What a form's submission came to: the API's messages (one a line), or what was done. */
+export function Outcome({ errors = [], done }: { errors?: readonly string[]; done: string | null }) {
+  return (
+    <>
+      {errors.length > 0 && (
+        <ul class="error" role="alert">
+          {errors.map((m) => (
+            <li key={m}>{m}</li>
+          ))}
+        </ul>
+      )}
+      {done && (
+        <p class="ok" role="status">
+          {done}
+        </p>
+      )}
+    </>
+  );
+}
+
 export function Progress({ value, max, label }: { value: number; max: number; label: string }) {
   const percent = max > 0 ? Math.min(100, (100 * value) / max) : 0;
   return (

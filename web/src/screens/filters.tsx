@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { del, get, messageOf, post, put } from '../api/client.js';
 import type { FilterChangeResponse, FilterConfig, FilterMode, FilterTestResponse } from '../api/types.js';
-import { ErrorMessage, Loading, Screen } from '../components/ui.js';
+import { ErrorMessage, Loading, Outcome, Screen } from '../components/ui.js';
 import { useLoad } from '../lib/hooks.js';
 
 type ListName = 'exclude' | 'include';
@@ -56,11 +56,7 @@ export function FiltersScreen() {
               </label>
             ))}
           </fieldset>
-          {message && (
-            <p class="ok" role="status">
-              {message}
-            </p>
-          )}
+          <Outcome done={message} />
           <ErrorMessage message={error} />
           <TestPath />
           {LISTS[c.mode].map((l) => (

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get, messageOf, post } from '../api/client.js';
 import { useEvents, type LiveEvent } from '../api/events.js';
 import type { EventMap, IndexRunBody, IndexRuns, WatchJob, WatchJobsResponse, WatchResponse } from '../api/types.js';
-import { ErrorMessage, Loading, Progress, Screen } from '../components/ui.js';
+import { ErrorMessage, Loading, Outcome, Progress, Screen } from '../components/ui.js';
 import { formatCount, formatDateTime, formatDuration } from '../lib/format.js';
 import { useLoad } from '../lib/hooks.js';
 
@@ -165,11 +165,7 @@ function AddFolder({ onAdded }: { onAdded: () => void }) {
           An absolute path on this machine. Its files are indexed in the background, then kept up to date.
         </p>
       )}
-      {message && (
-        <p class="ok" role="status">
-          {message}
-        </p>
-      )}
+      <Outcome done={message} />
     </form>
   );
 }

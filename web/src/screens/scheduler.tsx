@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, messageOf, put } from '../api/client.js';
 import { requestSchema, type JsonSchema } from '../api/openapi.js';
 import type { SchedulerResponseBody } from '../api/types.js';
-import { ErrorMessage, Loading, Screen } from '../components/ui.js';
+import { ErrorMessage, Loading, Outcome, Screen } from '../components/ui.js';
 import { formatDateTime } from '../lib/format.js';
 import { useLoad } from '../lib/hooks.js';
 
@@ -175,18 +175,7 @@ export function SchedulerScreen() {
               </button>
             )}
           </div>
-          {errors.length > 0 && (
-            <ul class="error" role="alert">
-              {errors.map((m) => (
-                <li key={m}>{m}</li>
-              ))}
-            </ul>
-          )}
-          {saved && (
-            <p class="ok" role="status">
-              {saved}
-            </p>
-          )}
+          <Outcome errors={errors} done={saved} />
         </form>
       )}
     </Screen>

@@ -262,56 +262,44 @@ export function SearchScreen({ params }: { params: URLSearchParams }) {
   );
 }
 
+type Bucket = SearchFacets['extension'][number];
+
+/** One facet: its buckets as toggle buttons (pressed: the search is narrowed by it). */
+function FacetList({ title, buckets, pressed, suffix = '', onPick }: { title: string; buckets: Bucket[]; pressed: (b: Bucket) => boolean; suffix?: string; onPick: (b: Bucket) => void }) {
+  if (buckets.length === 0) return null;
+  return (
+    <section>
+      <h2>{title}</h2>
+      <ul>
+        {buckets.map((b) => (
+          <li key={b.label + b.value}>
+            <button type="button" class="facet" title={b.value} aria-pressed={pressed(b)} onClick={() => onPick(b)}>
+              <span>
+                {b.label}
+                {suffix}
+              </span>{' '}
+              <span class="count">{b.count}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function Facets({ facets, narrowing, onNarrow }: { facets: SearchFacets; narrowing: Narrowing; onNarrow: (n: Narrowing) => void }) {
+  const sameExtension = (b: Bucket) => narrowing.extension === b.value;
+  const samePeriod = (b: Bucket) => narrowing.modified?.label === b.label;
   return (
     <aside class="facets" aria-label="Narrow the search">
-      {facets.extension.length > 0 && (
-        <section>
-          <h2>Type</h2>
-          <ul>
-            {facets.extension.map((b) => (
-              <li key={b.value}>
-                <button type="button" class="facet" aria-pressed={narrowing.extension === b.value} onClick={() => onNarrow({ ...narrowing, extension: narrowing.extension === b.value ? null : b.value })}>
-                  <span>{b.label}</span> <span class="count">{b.count}</span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {facets.folder.length > 0 && (
-        <section>
-          <h2>Folder</h2>
-          <ul>
-            {facets.folder.map((b) => (
-              <li key={b.value}>
-                <button type="button" class="facet" title={b.value} onClick={() => onNarrow({ ...narrowing, directory: b.value })}>
-                  <span>{b.label}/</span> <span class="count">{b.count}</span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {facets.modified.length > 0 && (
-        <section>
-          <h2>Modified</h2>
-          <ul>
-            {facets.modified.map((b) => (
-              <li key={b.label}>
-                <button
-                  type="button"
-                  class="facet"
-                  aria-pressed={narrowing.modified?.label === b.label}
-                  onClick={() => onNarrow({ ...narrowing, modified: narrowing.modified?.label === b.label ? null : { bound: b.bound ?? 'after', value: b.value, label: b.label } })}
-                >
-                  <span>{b.label}</span> <span class="count">{b.count}</span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <FacetList title="Type" buckets={facets.extension} pressed={sameExtension} onPick={(b) => onNarrow({ ...narrowing, extension: sameExtension(b) ? null : b.value })} />
+      <FacetList title="Folder" buckets={facets.folder} suffix="/" pressed={() => false} onPick={(b) => onNarrow({ ...narrowing, directory: b.value })} />
+      <FacetList
+        title="Modified"
+        buckets={facets.modified}
+        pressed={samePeriod}
+        onPick={(b) => onNarrow({ ...narrowing, modified: samePeriod(b) ? null : { bound: b.bound ?? 'after', value: b.value, label: b.label } })}
+      />
     </aside>
   );
 }

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, messageOf, put } from '../api/client.js';
 import { answerSchema, type JsonSchema } from '../api/openapi.js';
 import type { SettingsBody } from '../api/types.js';
-import { ErrorMessage, Loading, Screen } from '../components/ui.js';
+import { ErrorMessage, Loading, Outcome, Screen } from '../components/ui.js';
 import { useLoad } from '../lib/hooks.js';
 
 type Values = Record<string, unknown>;
@@ -106,23 +106,10 @@ export function SettingsScreen() {
               </button>
             )}
           </div>
-          {unplaced.length > 0 && (
-            <ul class="error" role="alert">
-              {unplaced.map((m) => (
-                <li key={m}>{m}</li>
-              ))}
-            </ul>
-          )}
-          {errors.length > 0 && unplaced.length === 0 && (
-            <p class="error" role="alert">
-              Nothing was changed: {errors.length} setting{errors.length === 1 ? ' is' : 's are'} not valid (see above).
-            </p>
-          )}
-          {saved && (
-            <p class="ok" role="status">
-              {saved}
-            </p>
-          )}
+          <Outcome
+            errors={unplaced.length > 0 || errors.length === 0 ? unplaced : [`Nothing was changed: ${errors.length} setting${errors.length === 1 ? ' is' : 's are'} not valid (see above).`]}
+            done={saved}
+          />
         </form>
       )}
     </Screen>

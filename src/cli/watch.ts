@@ -61,6 +61,7 @@ export const watchCommand = defineCommand({
           ...(values.pattern ? { file_pattern: values.pattern } : {}),
         });
         io.stderr.write(`${answer.message}\n`);
+        if (!values.detach) io.stderr.write('The scan starts once the watcher has listed the folder (a large tree takes a while)…\n');
         return (started) => started.kind === 'watch' && started.path === dir;
       },
       dir,

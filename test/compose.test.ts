@@ -79,7 +79,11 @@ describe('docker-compose deployment, run natively', function () {
     env.FILESIFT_DATA_DIR = dataDir;
     env.PORT = String(40000 + Math.floor(Math.random() * 20000));
     expect(env.HOST).to.equal('0.0.0.0');
-    const child = spawn(process.execPath, [path.join(repoRoot, 'dist', 'src', 'cli.js')], {
+    // The image's own command (exec form: `CMD ["node", "dist/src/cli.js", "serve"]`), run from the checkout.
+    const command = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
+    expect(command, 'the CMD of the runtime stage').to.be.an('array').with.length.above(1);
+    expect(command![0]).to.equal('node');
+    const child = spawn(process.execPath, command!.slice(1).map((arg, i) => (i === 0 ? path.join(repoRoot, arg) : arg)), {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: 'ignore',
     });

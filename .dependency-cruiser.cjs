@@ -16,6 +16,10 @@
  *
  * One exception, for types only: the event catalogue (events/types.ts) names the payload types of every
  * publisher, so it may `import type` from any layer below the front ends.
+ *
+ * The API's request and answer schemas (src/http/routes/*.schemas.ts) import no Koa: the CLI may import their
+ * types, and the web app (web/, outside the layers, built by vite) may import their types and the event
+ * catalogue's, the plain functions of src/lib/format.ts and src/lib/json-http.ts, and nothing else of src/.
  */
 const LAYERS = [
   ['foundation', '^src/(lib/|types/|paths\\.ts|logger\\.ts|config\\.ts|validation\\.ts)'],
@@ -64,10 +68,38 @@ module.exports = {
     },
     {
       name: 'http-only-from-the-root',
-      comment: 'Only the composition root (service.ts) knows the HTTP front end',
+      comment: 'Only the composition root (service.ts) knows the HTTP front end; the CLI may name the API schemas\' types',
       severity: 'error',
       from: { path: '^(src|workers)/', pathNot: '^src/http/|^src/service\\.ts$' },
-      to: { path: '^src/http/' },
+      to: { path: '^src/http/', pathNot: '^src/http/routes/[^/]+\\.schemas\\.ts$' },
+    },
+    {
+      name: 'cli-imports-api-types-only',
+      comment: 'The CLI talks to the running service over HTTP: it may use the API schemas as types, never run them',
+      severity: 'error',
+      from: { path: '^src/' , pathNot: '^src/http/|^src/service\\.ts$' },
+      to: { path: '^src/http/routes/[^/]+\\.schemas\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'schemas-are-koa-free',
+      comment: 'A schemas file imports schemas, the error table and lower layers: never a route, a middleware or Koa',
+      severity: 'error',
+      from: { path: '^src/http/routes/[^/]+\\.schemas\\.ts$' },
+      to: { path: '^src/http/|^node_modules/(koa|@koa)', pathNot: '^src/http/routes/[^/]+\\.schemas\\.ts$|^src/http/errors\\.ts$' },
+    },
+    {
+      name: 'web-imports-api-types-only',
+      comment: 'The web app runs in a browser: it may name the API schemas\' and the events\' types, and import nothing else of src/',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^src/', pathNot: '^src/http/routes/[^/]+\\.schemas\\.ts$|^src/events/types\\.ts$|^src/lib/(format|json-http)\\.ts$' },
+    },
+    {
+      name: 'web-imports-types-not-values',
+      comment: 'Of src/, only the formatting and JSON-request functions run in the browser',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^src/', pathNot: '^src/lib/(format|json-http)\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'queue-knows-no-watcher',
@@ -93,7 +125,7 @@ module.exports = {
       name: 'no-orphans',
       comment: 'Every module is used by something (entry points, workers and declarations excepted)',
       severity: 'error',
-      from: { orphan: true, pathNot: '\\.d\\.ts$|^src/(cli|service)\\.ts$|^workers/' },
+      from: { orphan: true, pathNot: '\\.d\\.ts$|^src/(cli|service)\\.ts$|^workers/|^web/(src/main\\.tsx|vite\\.config\\.ts)$' },
       to: {},
     },
   ],

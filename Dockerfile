@@ -10,7 +10,8 @@ COPY src ./src
 COPY workers ./workers
 COPY sql ./sql
 COPY scripts ./scripts
-# Compiles TypeScript and builds the built-in embedder (GloVe vectors → ONNX) into build/models.
+COPY web ./web
+# Compiles TypeScript, builds the web app into dist/web and the built-in embedder (GloVe vectors → ONNX) into build/models.
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

@@ -1,7 +1,7 @@
 /**
  * Filter speed: decisions per second over a synthetic 100k-path tree (a home folder mix: documents,
  * projects with node_modules and .git, sources, junk, secrets) with the default configuration, and walk
- * throughput over a real tree on disk.
+ * throughput over a real tree on disk: the walk a scan makes, and the count of files a scan runs ahead of it.
  *
  *   npm run bench:filters                  (BENCH_PATHS=100000, BENCH_WALK_FILES=20000 by default)
  */
@@ -14,7 +14,7 @@ import { defaultFilterConfig } from '../src/filters/defaults.js';
 import { compileFilter } from '../src/filters/matcher.js';
 import type { FilterMatcher } from '../src/filters/matcher.js';
 import { parsePattern, PICOMATCH_OPTIONS } from '../src/filters/pattern.js';
-import { walkFiles } from '../src/filters/walk.js';
+import { countFiles, walkFiles } from '../src/filters/walk.js';
 import { seededRandom } from '../scripts/lib/seeded-random.js';
 import { readBenchArgs } from './lib/cli.js';
 
@@ -81,6 +81,8 @@ function rate(label: string, paths: readonly string[], fn: (p: string) => unknow
   return perSecond;
 }
 
+const cpuMs = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
+
 async function benchWalk(): Promise<void> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'filesift-bench-walk-'));
   try {
@@ -92,26 +94,38 @@ async function benchWalk(): Promise<void> {
       await Promise.all(paths.slice(i, i + 256).map((p) => fs.writeFile(path.join(root, p), 'x')));
     }
     console.log(`\nwalk: created ${paths.length} files in ${dirs.size} folders in ${(performance.now() - t0).toFixed(0)} ms`);
+    const rows: string[][] = [];
     for (const [label, matcher] of [
       ['no filter', undefined],
       ['default blacklist', compileFilter(defaultFilterConfig())],
     ] as [string, FilterMatcher | undefined][]) {
+      // The walk a scan makes (a stat per file), then the count a scan runs ahead of it (folder listings only).
+      const cpu0 = process.cpuUsage();
       const t1 = performance.now();
       const walk = walkFiles(root, { matcher });
       let n = 0;
+      let summary;
       for (;;) {
         const s = await walk.next();
         if (s.done) {
-          const ms = performance.now() - t1;
-          console.log(
-            `walk (${label}): ${n} files yielded, ${s.value.excludedFiles} files + ${s.value.excludedDirectories} folders excluded, ` +
-              `${s.value.directories} folders read, ${ms.toFixed(0)} ms, ${((n / ms) * 1000).toFixed(0)} files yielded/s`,
-          );
+          summary = s.value;
           break;
         }
         n++;
       }
+      const walkMs = performance.now() - t1;
+      const walkCpu = cpuMs(process.cpuUsage(cpu0));
+      const cpu1 = process.cpuUsage();
+      const t2 = performance.now();
+      const counted = await countFiles(root, { matcher });
+      const countMs = performance.now() - t2;
+      const countCpu = cpuMs(process.cpuUsage(cpu1));
+      if (counted.files !== n) throw new Error(`countFiles found ${counted.files} files, the walk ${n}`);
+      rows.push([label, 'walk (stat each file)', String(n), String(summary.directories), walkMs.toFixed(0), walkCpu.toFixed(0), ((n / walkMs) * 1000).toFixed(0), 'baseline']);
+      rows.push([label, 'count (listings only)', String(counted.files), String(counted.directories), countMs.toFixed(0), countCpu.toFixed(0), ((n / countMs) * 1000).toFixed(0), `${(countCpu / walkCpu).toFixed(2)}× CPU`]);
     }
+    console.log(`\n| filter | pass | files | folders read | wall ms | CPU ms | files/s | vs walk |\n|---|---|---|---|---|---|---|---|`);
+    for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   } finally {
     await fs.rm(root, { recursive: true, force: true });
   }

@@ -101,7 +101,14 @@ interface IndexingRow {
  * `clients` clients asking queries[i % n] for i = 0, 1, 2... (one shared cursor) until `more(i)` says stop; each
  * waits for its answer before asking again. Answers every sample and the wall time.
  */
-async function drive(bench: BenchService, queries: readonly string[], mode: Mode, clients: number, more: (i: number) => boolean): Promise<Measured> {
+async function drive(
+  bench: BenchService,
+  queries: readonly string[],
+  mode: Mode,
+  clients: number,
+  more: (i: number) => boolean,
+  extra: { facets?: boolean } = {},
+): Promise<Measured> {
   const samples: Sample[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -111,7 +118,7 @@ async function drive(bench: BenchService, queries: readonly string[], mode: Mode
       while (more(next)) {
         const query = queries[next++ % queries.length]!;
         const started = performance.now();
-        const answer = await search(bench, { query, mode });
+        const answer = await search(bench, { query, mode, ...extra });
         samples.push({ ms: performance.now() - started, serverMs: answer.took_ms });
       }
     }),
@@ -183,6 +190,13 @@ async function sciFactPart(engine: Engine, filesDir: string, options: Options, o
     out.latency.push(...single);
     const baseline = single.find((r) => r.mode === 'hybrid') ?? single[0];
     const mode: Mode = baseline?.mode ?? 'hybrid';
+
+    // The web app asks for facets with the first page: their cost over the same queries, one client.
+    await drive(bench, options.queries, mode, 1, (i) => i < Math.min(WARM_UP, options.queries.length), { facets: true });
+    const faceted = row(engine, files, '1 client + facets', mode, await drive(bench, options.queries, mode, 1, (i) => i < options.queries.length, { facets: true }));
+    if (baseline) faceted.baseline = baseline;
+    console.log(describeRow(faceted));
+    out.latency.push(faceted);
 
     const n = options.clients;
     const idle = row(engine, files, `${n} clients`, mode, await drive(bench, options.queries, mode, n, (i) => i < 2 * options.queries.length));

@@ -1,89 +1,94 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { checkPrivileges, ConfigError, loadConfig } from './config.js';
+/**
+ * The `filesift` command: `serve` starts the service (here, since it needs the composition root); every other
+ * command talks to a running service (src/cli/). Bare `filesift` prints the help, never a second server.
+ */
+import { checkPrivileges, ConfigError, loadConfig, packageVersion } from './config.js';
 import { createLogger } from './logger.js';
-import { SchemaTooNewError } from './store/migrate.js';
-import { PgvectorMissingError } from './store/engines/postgres.js';
-import { startService } from './service.js';
-import { healthCommand } from './cli/health.js';
-import { pullModelCommand } from './cli/pull-model.js';
-import { InstanceLockedError } from './lib/instance-lock.js';
-
-const USAGE = `Usage: filesift [command] [options]
-
-Commands:
-  serve        Start the service (default). Configuration comes from the environment (see README).
-  pull-model   Download the all-MiniLM-L6-v2 embedding model (see \`filesift pull-model --help\`).
-  health       Exit 0 when the service on HOST:PORT answers and its database is reachable, else 1 (health checks).
-
-Options:
-  -h, --help     Show this help
-  -v, --version  Show the version`;
+import { clientCommands } from './cli/commands.js';
+import { CliError, defineCommand, runProgram, type CliIo } from './cli/program.js';
+import { nonNegativeInt } from './lib/command-line.js';
 
 /** Problems a user can fix get one clear line, not a stack trace. */
-function isUserFacing(err: unknown): err is Error {
-  return err instanceof ConfigError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) || err instanceof SchemaTooNewError || err instanceof PgvectorMissingError || err instanceof InstanceLockedError ||
+function isUserFacing(err: unknown, known: readonly (abstract new (...args: never[]) => Error)[]): err is Error {
+  return err instanceof ConfigError || known.some((k) => err instanceof k) ||
     (err instanceof Error && /EADDRINUSE|EACCES|ECONNREFUSED|Cannot use the PostgreSQL server/.test(err.message));
 }
 
-async function serve(): Promise<void> {
-  const config = loadConfig();
-  checkPrivileges(config);
-  const logger = createLogger(config.logLevel);
-  const service = await startService(config, { logger });
-  let signals = 0;
-  const stop = (signal: NodeJS.Signals) => {
-    if (++signals > 1) {
-      logger.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(130);
-    }
-    service.close(signal).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-}
-
-/** Runs pull-model; Ctrl-C cancels the download cleanly (no partial file is kept). */
-async function pullModel(argv: string[]): Promise<void> {
-  const controller = new AbortController();
-  const interrupt = (): void => controller.abort();
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
-  const code = await pullModelCommand(argv, process.env, { stdout: process.stdout, stderr: process.stderr }, controller.signal);
-  process.exit(code);
-}
-
-async function main(argv: string[]): Promise<void> {
-  // Commands other than serve parse their own options.
-  if (argv[0] === 'pull-model') return pullModel(argv.slice(1));
-  if (argv[0] === 'health') process.exit(await healthCommand(process.env, { stdout: process.stdout, stderr: process.stderr }));
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
-  });
-  if (values.help) return void console.error(USAGE);
-  if (values.version) return void process.stdout.write(`${loadConfig({ ...process.env, HOST: '127.0.0.1' }).version}\n`);
-  const command = positionals[0] ?? 'serve';
-  switch (command) {
-    case 'serve':
-      return serve();
-    default:
-      throw new ConfigError(`unknown command '${command}'\n\n${USAGE}`);
-  }
-}
-
-main(process.argv.slice(2)).catch((err: unknown) => {
-  if (isUserFacing(err)) {
-    console.error(`filesift: ${err.message}`);
-  } else {
-    console.error('filesift: failed to start:', err);
-  }
-  process.exit(1);
+const serveCommand = defineCommand({
+  name: 'serve',
+  summary: 'Start the service (the web app and the API at http://127.0.0.1:60534)',
+  spec: {
+    command: 'filesift serve',
+    about: 'Starts the service in the foreground; Ctrl-C or SIGTERM stops it gracefully. Logs are JSON lines on stderr.',
+    options: {
+      host: { type: 'string', value: 'HOST', description: 'address to listen on (default: HOST, else 127.0.0.1)' },
+      port: { type: 'string', value: 'PORT', description: 'TCP port (default: PORT, else 60534; 0 picks a free one)' },
+      'data-dir': { type: 'string', value: 'DIR', description: 'where the embedded database and models live (default: FILESIFT_DATA_DIR)', complete: 'directory' },
+    },
+    notes: ['Everything else comes from the environment (README, Configuration).'],
+  },
+  async run({ values }, io) {
+    const env = { ...io.env };
+    if (values.host !== undefined) env.HOST = values.host;
+    if (values.port !== undefined) env.PORT = String(nonNegativeInt('port', values.port));
+    if (values['data-dir'] !== undefined) env.FILESIFT_DATA_DIR = values['data-dir'];
+    await serve(env);
+    return new Promise<number>(() => undefined); // the signal handlers exit
+  },
 });
+
+async function serve(env: NodeJS.ProcessEnv): Promise<void> {
+  // Loaded here, not at the top: the other commands start in a fraction of the time without the service's modules.
+  const [{ startService }, { SchemaTooNewError }, { PgvectorMissingError }, { InstanceLockedError }] = await Promise.all([
+    import('./service.js'),
+    import('./store/migrate.js'),
+    import('./store/engines/postgres.js'),
+    import('./lib/instance-lock.js'),
+  ]);
+  let config;
+  let service;
+  try {
+    config = loadConfig(env);
+    checkPrivileges(config);
+    const logger = createLogger(config.logLevel);
+    service = await startService(config, { logger });
+    const started = service;
+    let signals = 0;
+    const stop = (signal: NodeJS.Signals) => {
+      if (++signals > 1) {
+        logger.warn({ signal }, 'second signal: exiting without waiting');
+        process.exit(130);
+      }
+      started.close(signal).then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'error during shutdown');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  } catch (err) {
+    if (isUserFacing(err, [SchemaTooNewError, PgvectorMissingError, InstanceLockedError])) throw new CliError(err.message);
+    console.error('filesift: failed to start:', err);
+    process.exit(1);
+  }
+}
+
+async function main(): Promise<void> {
+  const controller = new AbortController();
+  const argv = process.argv.slice(2);
+  if (argv[0] !== 'serve') {
+    // Ctrl-C stops a command that follows the service's work (never the work itself); serve handles its own signals.
+    process.once('SIGINT', () => controller.abort());
+    process.once('SIGTERM', () => controller.abort());
+  }
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal };
+  const code = await runProgram(clientCommands(serveCommand), argv, io, packageVersion());
+  // Idle keep-alive sockets would hold the process a few seconds: exit once what was written is flushed.
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+void main();

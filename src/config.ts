@@ -54,7 +54,8 @@ function list(value: string | undefined): string[] {
     .filter((s) => s.length > 0);
 }
 
-function packageVersion(): string {
+/** The version in package.json. */
+export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
 }

@@ -159,7 +159,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       logger.error({ err }, 'first scheduler check failed');
       return false;
     });
-    const processor = new IndexingProcessor({ indexer, filters, jobs, bus, ownData });
+    const processor = new IndexingProcessor({ indexer, filters, jobs, bus, ownData, logger: logger.child({ actor: 'queue' }) });
     const queue = await QueueService.start({
       store: store.api,
       settings,

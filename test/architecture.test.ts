@@ -40,7 +40,7 @@ describe('architecture', () => {
     const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### Layout'), readme.indexOf('\n## ', readme.indexOf('### Layout')));
     expect(section, 'README has a Layout section').to.have.length.greaterThan(100);
-    const named = new Set([...section.matchAll(/`((?:src|workers|sql|scripts|bench|test)(?:\/[\w.-]+)*\/?)`/g)].map((m) => m[1]!.replace(/\/$/, '')));
+    const named = new Set([...section.matchAll(/`((?:src|workers|sql|scripts|bench|test|web)(?:\/[\w.-]+)*\/?)`/g)].map((m) => m[1]!.replace(/\/$/, '')));
     for (const name of named) expect(() => statSync(path.join(repoRoot, name)), `${name} is named in the Layout`).not.to.throw();
     // Every folder of src/ and of src/actors by its path; a folder deeper down (pipeline/formats) at least by name.
     const unnamed = folders('src').filter((f) => {
@@ -49,14 +49,16 @@ describe('architecture', () => {
       return depth === 3 && !section.includes(`\`${f.split('/').pop()}/\``);
     });
     expect(unnamed).to.deep.equal([]);
+    // The web app's folders (web/src/screens, ...) by their path.
+    expect(folders('web').filter((f) => f.split('/').length <= 3 && !named.has(f))).to.deep.equal([]);
   });
 
-  it('test/ mirrors src/ (and bench/): every test folder has its source folder', () => {
+  it('test/ mirrors src/ (and bench/, web/): every test folder has its source folder', () => {
     const shared = /^test\/(helpers|fixtures)(\/|$)|\/fixtures(\/|$)/;
     const unmatched = folders('test')
       .filter((f) => !shared.test(f))
       .filter((f) => {
-        const source = f.startsWith('test/bench') ? f.slice('test/'.length) : `src/${f.slice('test/'.length)}`;
+        const source = /^test\/(bench|web)(\/|$)/.test(f) ? f.slice('test/'.length) : `src/${f.slice('test/'.length)}`;
         try {
           return !statSync(path.join(repoRoot, source)).isDirectory();
         } catch {

@@ -25,7 +25,7 @@ const TOKEN = 'crash-test-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [cli], {
+  const child = spawn(process.execPath, [cli, 'serve'], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', FILESIFT_API_TOKEN: TOKEN, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

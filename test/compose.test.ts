@@ -58,8 +58,8 @@ describe('docker-compose deployment, run natively', function () {
   });
 
   it('builds an image that holds everything the service reads at run time', () => {
-    // The build stage compiles src, workers and scripts (the embedder build step runs after tsc).
-    for (const dir of ['src', 'workers', 'sql', 'scripts']) expect(dockerfile).to.match(new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'));
+    // The build stage compiles src, workers and scripts, builds the web app (web/), then the embedder (after tsc).
+    for (const dir of ['src', 'workers', 'sql', 'scripts', 'web']) expect(dockerfile).to.match(new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'));
     // The runtime stage needs the compiled code, the migrations and the built-in embedder's model.
     for (const dir of ['dist', 'sql', 'build', 'node_modules']) expect(dockerfile).to.match(new RegExp(`^COPY --from=build /app/${dir} \\./${dir}$`, 'm'));
     expect(dockerfile).to.match(/ENV ONNXRUNTIME_NODE_INSTALL=skip/);
@@ -80,7 +80,11 @@ describe('docker-compose deployment, run natively', function () {
     env.FILESIFT_DATA_DIR = dataDir;
     env.PORT = String(40000 + Math.floor(Math.random() * 20000));
     expect(env.HOST).to.equal('0.0.0.0');
-    const child = spawn(process.execPath, [path.join(repoRoot, 'dist', 'src', 'cli.js')], {
+    // The image's own command (exec form: `CMD ["node", "dist/src/cli.js", "serve"]`), run from the checkout.
+    const command = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
+    expect(command, 'the CMD of the runtime stage').to.be.an('array').with.length.above(1);
+    expect(command![0]).to.equal('node');
+    const child = spawn(process.execPath, command!.slice(1).map((arg, i) => (i === 0 ? path.join(repoRoot, arg) : arg)), {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: 'ignore',
     });

@@ -192,6 +192,6 @@ export interface SearchAnswer {
   took_ms: number;
 }
 
-export function search(bench: { url: string }, body: { query: string; limit?: number; mode?: string }): Promise<SearchAnswer> {
+export function search(bench: { url: string }, body: { query: string; limit?: number; mode?: string; facets?: boolean }): Promise<SearchAnswer> {
   return callJson<SearchAnswer>(bench.url, 'POST', '/api/search/', body);
 }

@@ -5,7 +5,7 @@
  * healthy. Exit 0 healthy, 1 not; one line either way.
  */
 import { loadConfig } from '../config.js';
-import type { CommandIo } from './pull-model.js';
+import { defineCommand, type CliIo } from './program.js';
 
 const TIMEOUT_MS = 4000;
 
@@ -15,7 +15,7 @@ interface StatusBody {
   database?: { reachable?: boolean; error?: string };
 }
 
-export async function healthCommand(env: NodeJS.ProcessEnv, io: CommandIo): Promise<number> {
+export async function checkHealth(env: NodeJS.ProcessEnv, io: Pick<CliIo, 'stdout' | 'stderr'>): Promise<number> {
   const config = loadConfig(env);
   // The service listens on HOST; a wildcard address is reached on loopback.
   const host = ['0.0.0.0', '::', '[::]'].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -42,3 +42,14 @@ export async function healthCommand(env: NodeJS.ProcessEnv, io: CommandIo): Prom
   io.stdout.write(`healthy: status ${body.status ?? '?'}, ready ${String(body.ready ?? '?')}\n`);
   return 0;
 }
+
+export const healthCommand = defineCommand({
+  name: 'health',
+  summary: 'Exit 0 when the service on HOST:PORT answers and its database is reachable, else 1 (health checks)',
+  spec: {
+    command: 'filesift health',
+    about: 'For container health checks: reads HOST, PORT and FILESIFT_API_TOKEN from the environment like the service.',
+    options: {},
+  },
+  run: (_line, io) => checkHealth(io.env, io),
+});

@@ -4,60 +4,48 @@
  * A running service notices the new model within a minute and re-embeds the index in the background.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { ConfigError, dataDirFromEnv, MODEL_VARIANTS, modelPullFromEnv, type ModelVariant } from '../config.js';
-import { defaultModelDir } from '../models/resolve.js';
-import { isTransformerDir } from '../pipeline/embedders/index.js';
-import { pullPlan } from '../models/pull-plan.js';
-import { createPullProgressBar } from '../models/pull-progress.js';
-import { pullModel } from '../models/pull.js';
-import { TransformerEmbedder } from '../pipeline/embedders/transformer.js';
+import { dataDirFromEnv, MODEL_VARIANTS, modelPullFromEnv } from '../config.js';
+import { choiceOption, UsageError } from '../lib/command-line.js';
+import { CliError, defineCommand, type CliIo } from './program.js';
 
-export const PULL_MODEL_USAGE = `Usage: filesift pull-model [options]
-
-Downloads the all-MiniLM-L6-v2 sentence-transformers model (ONNX) into <FILESIFT_DATA_DIR>/models/all-MiniLM-L6-v2,
-where the service looks for it, verifying every file's size and sha256. Files already present and intact are
-not downloaded again.
-
-Options:
-  --variant int8|fp32  int8 (default, 23 MB, about twice as fast on CPU) or fp32 (90 MB)
-  --dir DIR            Download into DIR instead (then point FILESIFT_MODEL_DIR at it)
-  --base-url URL       A mirror of the model hub (default https://huggingface.co/Xenova/all-MiniLM-L6-v2/resolve/main)
-  --manifest FILE      Advanced: pull the files a JSON manifest lists instead (see README)
-  -h, --help           Show this help
-
-Environment: FILESIFT_DATA_DIR, FILESIFT_MODEL_VARIANT, FILESIFT_MODEL_BASE_URL and FILESIFT_MODEL_MANIFEST
-give the defaults of these options.`;
-
-export interface CommandIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
-
-/** Runs the command; answers the process exit code (0 done, 1 failed, 130 interrupted). */
-export async function pullModelCommand(argv: string[], env: NodeJS.ProcessEnv, io: CommandIo, signal?: AbortSignal): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
+export const pullModelCommand = defineCommand({
+  name: 'pull-model',
+  summary: 'Download the all-MiniLM-L6-v2 embedding model (checksums verified)',
+  spec: {
+    command: 'filesift pull-model',
+    about:
+      'Downloads the all-MiniLM-L6-v2 sentence-transformers model (ONNX) into <FILESIFT_DATA_DIR>/models/all-MiniLM-L6-v2, where the ' +
+      "service looks for it, verifying every file's size and sha256; files already present and intact are not downloaded again.",
     options: {
-      variant: { type: 'string' },
-      dir: { type: 'string' },
-      'base-url': { type: 'string' },
-      manifest: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      variant: { type: 'string', value: 'int8|fp32', description: 'int8 (default, 23 MB, about twice as fast on CPU) or fp32 (90 MB)', choices: MODEL_VARIANTS },
+      dir: { type: 'string', value: 'DIR', description: 'download into DIR instead (then point FILESIFT_MODEL_DIR at it)', complete: 'directory' },
+      'base-url': { type: 'string', value: 'URL', description: 'a mirror of the model hub (default https://huggingface.co/Xenova/all-MiniLM-L6-v2/resolve/main)' },
+      manifest: { type: 'string', value: 'FILE', description: 'advanced: pull the files a JSON manifest lists instead (see README)', complete: 'file' },
     },
-  });
-  if (values.help) {
-    io.stdout.write(`${PULL_MODEL_USAGE}\n`);
-    return 0;
-  }
+    notes: ['Environment: FILESIFT_DATA_DIR, FILESIFT_MODEL_VARIANT, FILESIFT_MODEL_BASE_URL and FILESIFT_MODEL_MANIFEST give the defaults of these options.'],
+  },
+  run: ({ values }, io) => pullTheModel(values, io),
+});
+
+/** Pulls; answers the process exit code (0 done, 1 failed, 130 interrupted). */
+async function pullTheModel(values: { variant?: string | undefined; dir?: string | undefined; 'base-url'?: string | undefined; manifest?: string | undefined }, io: CliIo): Promise<number> {
+  const { env, signal } = io;
+  // The model's modules (onnxruntime among them) load only for this command.
+  const [{ defaultModelDir }, { isTransformerDir }, { pullPlan }, { createPullProgressBar }, { pullModel }, { TransformerEmbedder }] = await Promise.all([
+    import('../models/resolve.js'),
+    import('../pipeline/embedders/index.js'),
+    import('../models/pull-plan.js'),
+    import('../models/pull-progress.js'),
+    import('../models/pull.js'),
+    import('../pipeline/embedders/transformer.js'),
+  ]);
   const fromEnv = modelPullFromEnv(env);
-  const variant = (values.variant ?? fromEnv.modelVariant) as ModelVariant;
-  if (!MODEL_VARIANTS.includes(variant)) throw new ConfigError(`--variant must be one of ${MODEL_VARIANTS.join(', ')}, got '${variant}'`);
+  const variant = choiceOption('variant', values.variant, MODEL_VARIANTS, fromEnv.modelVariant);
   const baseUrl = values['base-url'] ?? fromEnv.modelBaseUrl;
-  if (baseUrl !== null && !/^https?:\/\//.test(baseUrl)) throw new ConfigError('--base-url must start with http:// or https://');
-  const dir = path.resolve(values.dir ?? defaultModelDir(dataDirFromEnv(env)));
-  const planned = pullPlan({ variant, baseUrl, manifest: values.manifest ? path.resolve(values.manifest) : fromEnv.modelManifest });
-  if (!planned.ok) throw new ConfigError(planned.reason);
+  if (baseUrl !== null && !/^https?:\/\//.test(baseUrl)) throw new UsageError('--base-url must start with http:// or https://');
+  const dir = path.resolve(io.cwd, values.dir ?? defaultModelDir(dataDirFromEnv(env)));
+  const planned = pullPlan({ variant, baseUrl, manifest: values.manifest ? path.resolve(io.cwd, values.manifest) : fromEnv.modelManifest });
+  if (!planned.ok) throw new CliError(planned.reason);
   const { plan } = planned;
 
   const configured = env.FILESIFT_MODEL_DIR?.trim();

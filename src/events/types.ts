@@ -17,8 +17,8 @@ export interface EventMap {
 
   // Indexing runs: a directory scan, a single file, a watch job's initial scan or start-up reconcile.
   index_run_started: { run_id: string; kind: IndexRunKind; path: string; force: boolean };
-  /** At most once a second per run. `total` grows while the walk is still finding files (`total_final` false). */
-  index_run_progress: IndexRunCounts & { run_id: string; total: number; total_final: boolean; files_per_second: number; eta_seconds: number | null };
+  /** At most once a second per run. `total` is final once the files are counted (`total_final`); before, it grows. */
+  index_run_progress: IndexRunProgress;
   index_run_completed: IndexRunCounts & {
     run_id: string;
     kind: IndexRunKind;
@@ -108,6 +108,19 @@ export interface IndexRunStageSeconds {
   store: number;
 }
 
+/** Where a run stands (index_run_progress, GET /api/index/runs). */
+export interface IndexRunProgress extends IndexRunCounts {
+  run_id: string;
+  total: number;
+  total_final: boolean;
+  /** Over the last 30 s or so. */
+  files_per_second: number;
+  /** Null until the total is final and files are moving. */
+  eta_seconds: number | null;
+  /** The file most recently handed to the pipeline (null before the first, and once the run is over). */
+  current_path: string | null;
+}
+
 export interface IndexRunCounts {
   processed: number;
   indexed: number;
@@ -123,6 +136,21 @@ export interface FileEventBase {
 }
 
 export type EventName = keyof EventMap;
+
+/** Every event name, for clients and the API description (`?types=`); the check below keeps it complete. */
+export const EVENT_NAMES = [
+  'service_started', 'service_stopping', 'settings_changed',
+  'index_run_started', 'index_run_progress', 'index_run_completed',
+  'file_parsing', 'file_parsed', 'file_summarized', 'file_embedded', 'file_indexed', 'file_skipped', 'file_failed', 'file_removed',
+  'embedder_changed', 'model_pull_progress', 'model_pull_completed', 'filters_changed',
+  'watch_added', 'watch_removed', 'watch_mode_changed', 'watch_error',
+  'file_created', 'file_modified', 'file_deleted', 'file_moved', 'folder_deleted',
+  'queue_item_added', 'queue_item_updated', 'queue_item_processing', 'queue_item_completed', 'queue_item_failed', 'queue_item_removed',
+  'queue_paused', 'queue_resumed', 'scheduler_paused', 'scheduler_resumed',
+] as const satisfies readonly EventName[];
+type MissingEventNames = Exclude<EventName, (typeof EVENT_NAMES)[number]>;
+/** A compile error here names an event of EventMap missing from EVENT_NAMES. */
+const _complete: [MissingEventNames] extends [never] ? true : MissingEventNames = true;
 
 export interface BusEvent<N extends EventName = EventName> {
   /** Monotonically increasing per service run, starting at 1; used as the SSE `id`. */

@@ -97,35 +97,28 @@ function isUnknownType(d: Dirent): boolean {
   return !(d.isFile() || d.isDirectory() || d.isSymbolicLink() || d.isBlockDevice() || d.isCharacterDevice() || d.isFIFO() || d.isSocket());
 }
 
-/** Yields every file under `root` that the filter (and the job's file_pattern) accepts; returns a summary. */
-export async function* walkFiles(root: string, options: WalkOptions = {}): AsyncGenerator<WalkedFile, WalkSummary, undefined> {
-  const summary: WalkSummary = {
-    files: 0,
-    directories: 0,
-    excludedDirectories: 0,
-    excludedFiles: 0,
-    patternSkippedFiles: 0,
-    symlinksSkipped: 0,
-    errors: 0,
-    aborted: false,
-    rootError: null,
-  };
+/** The files of one folder that the filter (and the job's file_pattern) accept, not yet stat'ed. */
+type FolderFiles = Candidate[];
+
+/**
+ * The traversal both walks share: yields, folder by folder, the files the filters accept (with their stats only
+ * when a link or an unknown entry type made us ask). Counts what it leaves out into `summary`.
+ */
+async function* folders(root: string, options: WalkOptions, summary: WalkSummary): AsyncGenerator<FolderFiles, void, undefined> {
   const report = (e: WalkError): void => {
     summary.errors++;
     options.onError?.(e);
   };
   const { matcher, filePattern, signal } = options;
   const recursive = options.recursive ?? true;
-  const concurrency = Math.max(1, options.statConcurrency ?? 32);
   const skip = (options.skipPaths ?? []).map((p) => path.resolve(p));
   const skipped = (abs: string): boolean => skip.some((s) => isWithin(s, abs));
 
   const rootAbs = path.resolve(root);
   const rootRel = relativeToRoot(options.relativeTo ?? rootAbs, rootAbs);
-  const fail = (e: WalkError): WalkSummary => {
+  const fail = (e: WalkError): void => {
     summary.rootError = e;
     report(e);
-    return summary;
   };
   if (rootRel === null) return fail({ path: rootAbs, code: 'outside_root', message: `${rootAbs} is not inside ${options.relativeTo}` });
   let rootStats: Stats;
@@ -135,17 +128,18 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
     return fail(fsError(rootAbs, err));
   }
   if (!rootStats.isDirectory()) return fail({ path: rootAbs, code: 'ENOTDIR', message: `${rootAbs} is not a directory` });
-  if (skipped(rootAbs)) return summary;
+  if (skipped(rootAbs)) return;
   if (rootRel !== '' && matcher && !matcher.shouldDescend(rootRel)) {
     summary.excludedDirectories++;
-    return summary;
+    return;
   }
+
 
   const stack: { abs: string; rel: string }[] = [{ abs: rootAbs, rel: rootRel }];
   while (stack.length > 0) {
     if (signal?.aborted) {
       summary.aborted = true;
-      return summary;
+      return;
     }
     const dir = stack.pop() as { abs: string; rel: string };
     const entries: Dirent[] = [];
@@ -207,9 +201,32 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
       }
       // Sockets, FIFOs and devices are never indexed.
     }
+    if (files.length > 0) yield files;
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as { abs: string; rel: string });
+  }
+}
 
+function emptySummary(): WalkSummary {
+  return {
+    files: 0,
+    directories: 0,
+    excludedDirectories: 0,
+    excludedFiles: 0,
+    patternSkippedFiles: 0,
+    symlinksSkipped: 0,
+    errors: 0,
+    aborted: false,
+    rootError: null,
+  };
+}
+
+/** Yields every file under `root` that the filter (and the job's file_pattern) accepts; returns a summary. */
+export async function* walkFiles(root: string, options: WalkOptions = {}): AsyncGenerator<WalkedFile, WalkSummary, undefined> {
+  const summary = emptySummary();
+  const concurrency = Math.max(1, options.statConcurrency ?? 32);
+  for await (const files of folders(root, options, summary)) {
     for (let i = 0; i < files.length; i += concurrency) {
-      if (signal?.aborted) {
+      if (options.signal?.aborted) {
         summary.aborted = true;
         return summary;
       }
@@ -220,14 +237,28 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
         const r = results[j] as StatResult;
         if (!r.ok) {
           if ('link' in r) summary.symlinksSkipped++;
-          else report(r.error); // vanished or unreadable since the folder was read
+          else {
+            summary.errors++;
+            options.onError?.(r.error); // vanished or unreadable since the folder was read
+          }
           continue;
         }
         summary.files++;
         yield { path: f.abs, relativePath: f.rel, size: r.stats.size, mtimeMs: r.stats.mtimeMs };
       }
     }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as { abs: string; rel: string });
   }
+  return summary;
+}
+
+/**
+ * Counts the files walkFiles would yield, without stat'ing them (folder listings and the filters only): a scan
+ * runs it ahead of its walk so that its total is known long before the last file is reached. Folder errors are
+ * not reported (the walk reports them). A file that vanishes between the two is counted but not walked: the
+ * walk's own count replaces this one when it ends.
+ */
+export async function countFiles(root: string, options: Omit<WalkOptions, 'onError' | 'statConcurrency'> = {}): Promise<WalkSummary> {
+  const summary = emptySummary();
+  for await (const files of folders(root, options, summary)) summary.files += files.length;
   return summary;
 }

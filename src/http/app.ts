@@ -6,6 +6,9 @@ import { jsonBodyMiddleware } from './middleware/body.js';
 import { createError } from './errors.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { securityMiddleware } from './middleware/security.js';
+import { isPublicPath, webAppMiddleware } from './middleware/web-app.js';
+import { webAppDir } from '../paths.js';
+import { docsRoutes } from './routes/docs.js';
 import { filesRoutes } from './routes/files.js';
 import { filtersRoutes } from './routes/filters.js';
 import { indexingRoutes } from './routes/indexing.js';
@@ -20,9 +23,11 @@ import { SseSessions, updatesRoutes } from './routes/updates.js';
 export interface HttpApp {
   app: Koa;
   sessions: SseSessions;
+  /** The API's routes (the OpenAPI test compares them with the document). */
+  router: Router;
 }
 
-/** Composes the error path, the security checks, JSON body parsing, then the routes. Nothing else lives here. */
+/** Composes the error path, the security checks, the web app's files, JSON body parsing, then the routes. Nothing else lives here. */
 export function createApp(deps: AppDeps): HttpApp {
   const app = new Koa();
   app.silent = true; // errors are logged by errorMiddleware, once
@@ -39,14 +44,16 @@ export function createApp(deps: AppDeps): HttpApp {
   queueRoutes(router, deps);
   schedulerRoutes(router, deps);
   updatesRoutes(router, deps, sessions);
+  docsRoutes(router, deps);
 
   app.use(errorMiddleware(deps.logger));
-  app.use(securityMiddleware(deps.config));
+  app.use(securityMiddleware({ ...deps.config, isPublic: isPublicPath }));
+  app.use(webAppMiddleware(webAppDir));
   app.use(jsonBodyMiddleware());
   app.use(router.routes());
   // Sets 405/501 with an Allow header; errorMiddleware turns that into our JSON error.
   app.use(router.allowedMethods());
-  return { app, sessions };
+  return { app, sessions, router };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import Type, { type Static, type TSchema } from 'typebox';
+import Type, { type Static, type TObject, type TSchema } from 'typebox';
+import Value from 'typebox/value';
 import { createErrorWith, type ErrorFields } from './errors.js';
 import { findProblem } from '../validation.js';
 
@@ -28,6 +29,20 @@ export function noBody(ctx: Context, fields: ErrorFields = {}): void {
   const names = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
   const sent = names.length > 0 ? `field${names.length > 1 ? 's' : ''} ${names.map((n) => `'${n.slice(0, 60)}'`).join(', ')}` : `a ${Array.isArray(body) ? 'list' : typeof body}`;
   throw createErrorWith('invalid_request', fields, `${ctx.method} ${ctx.path} takes no body fields, got ${sent}`);
+}
+
+/**
+ * The query string checked against a route's schema, numbers converted from their text; a 400 naming the
+ * parameter otherwise. A repeated parameter (?q=a&q=b) is refused rather than guessed at.
+ */
+export function validQuery<S extends TObject>(ctx: Context, schema: S): Static<S> {
+  const raw: Record<string, unknown> = { ...ctx.query };
+  const repeated = Object.keys(raw).find((k) => Array.isArray(raw[k]));
+  if (repeated) throw createErrorWith('invalid_request', {}, `query parameter '${repeated}' is given more than once`);
+  const converted = Value.Convert(schema, raw);
+  const problem = findProblem(schema, converted);
+  if (problem) throw createErrorWith('invalid_request', {}, `query: ${problem}`);
+  return converted as Static<S>;
 }
 
 const ID = /^[1-9]\d{0,15}$/;

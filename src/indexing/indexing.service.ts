@@ -4,7 +4,7 @@ import type { EventBus } from '../events/bus.js';
 import type { IndexRunKind } from '../events/types.js';
 import { compileFilePattern } from '../filters/matcher.js';
 import type { FilterService } from '../filters/filter.service.js';
-import { walkFiles } from '../filters/walk.js';
+import { countFiles, walkFiles } from '../filters/walk.js';
 import type { Logger } from '../logger.js';
 import type { PipelinePool } from '../pipeline/pool.js';
 import type { ComponentHealth } from '../status/status.service.js';
@@ -82,7 +82,7 @@ export class IndexingService {
       if (this.#closed || model === null) return null;
       const stale = await this.deps.store.embeddings.countStale(model);
       if (stale === 0 || this.#closed) return null;
-      const run = new IndexRun(this.deps.bus, 'reembed', '', false);
+      const run = new IndexRun(this.deps.bus, 'reembed', '', false, { logger: this.deps.logger });
       run.addToTotal(stale);
       run.finalizeTotal();
       this.#lastReembed = run;
@@ -95,7 +95,7 @@ export class IndexingService {
 
   /** Indexes one file in a run of its own; answers at once with the run (work continues asynchronously). */
   startFile(filePath: string, options: { force: boolean; kind?: IndexRunKind }): IndexRun {
-    const run = new IndexRun(this.deps.bus, options.kind ?? 'file', filePath, options.force);
+    const run = new IndexRun(this.deps.bus, options.kind ?? 'file', filePath, options.force, { logger: this.deps.logger });
     run.addToTotal(1);
     run.finalizeTotal();
     this.#track(run, async () => {
@@ -106,7 +106,7 @@ export class IndexingService {
 
   /** Scans a directory in a new run; answers at once with the run. */
   startDirectory(directory: string, options: DirectoryRunOptions): IndexRun {
-    const run = new IndexRun(this.deps.bus, options.kind, directory, options.force);
+    const run = new IndexRun(this.deps.bus, options.kind, directory, options.force, { logger: this.deps.logger });
     this.#track(run, () => this.#scan(run, directory, options));
     return run;
   }
@@ -117,7 +117,7 @@ export class IndexingService {
    * ends. `done` resolves then (never rejects: a failure is logged).
    */
   startRun(kind: IndexRunKind, runPath: string, force: boolean, work: (run: IndexRun) => Promise<void>): { run: IndexRun; done: Promise<void> } {
-    const run = new IndexRun(this.deps.bus, kind, runPath, force);
+    const run = new IndexRun(this.deps.bus, kind, runPath, force, { logger: this.deps.logger });
     const done = this.#track(run, () => work(run));
     return { run, done };
   }
@@ -129,6 +129,7 @@ export class IndexingService {
     run.finalizeTotal();
     for (const file of files) {
       if (run.signal.aborted) break;
+      run.noteCurrent(file);
       await limiter.launch(() => this.deps.indexer.indexFile(file, { run, force: options.force }));
     }
     await limiter.drain();
@@ -202,6 +203,7 @@ export class IndexingService {
           attempted.add(file.id);
           found++;
           if (pass > 0) run.addToTotal(1);
+          run.noteCurrent(file.path);
           await limiter.launch(() => indexer.reembedFile(file, run));
         }
       }
@@ -220,13 +222,24 @@ export class IndexingService {
     const pattern = options.filePattern ? compileFilePattern(options.filePattern) : null;
     const limiter = new Limiter(pool.stats().maxThreads * (this.deps.inFlightPerThread ?? 2));
 
-    const walk = walkFiles(directory, {
+    const walkOptions = {
       matcher: filters.matcher,
       relativeTo: options.root ?? directory,
       recursive,
       ...(pattern?.ok ? { filePattern: pattern.matcher } : {}),
       skipPaths: [this.deps.ownData.path],
       signal: run.signal,
+    };
+    // The walk below goes at the pipeline's pace; a count ahead of it (folder listings only) makes the total real
+    // within seconds, so the progress bar and the ETA mean something from the start.
+    void countFiles(directory, walkOptions).then(
+      (counted) => {
+        if (!counted.aborted && counted.rootError === null) run.estimateTotal(counted.files);
+      },
+      (err: unknown) => this.deps.logger.warn({ err, path: directory }, 'counting the files ahead of the scan failed'),
+    );
+    const walk = walkFiles(directory, {
+      ...walkOptions,
       onError: (error) => {
         this.deps.logger.warn({ path: error.path, code: error.code }, error.message);
         if (error.code !== 'invalid_name') {
@@ -247,6 +260,7 @@ export class IndexingService {
         run.fileEvent('file_skipped', { path: file.path, reason: 'unchanged' });
         continue;
       }
+      run.noteCurrent(file.path);
       await limiter.launch(() => indexer.indexFile(file.path, { run, force: options.force, known: before }));
     }
     run.finalizeTotal();

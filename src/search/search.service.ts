@@ -9,6 +9,7 @@ import type { ParsedQuery } from '../store/queries/parsed-query.js';
 import type { FileSummary } from '../store/repositories/files.types.js';
 import type { SearchFileRow } from '../store/repositories/search.repository.js';
 import type { StoreApi } from '../store/store.js';
+import { computeFacets, type SearchFacets } from './facets.js';
 import { fuseScores, type FusionOptions } from './fuse.js';
 import { parseSearchQuery } from './query-parser.js';
 import { buildSnippet, TermMatcher, type Snippet } from './snippet.js';
@@ -27,7 +28,11 @@ export interface SearchRequest {
   filters: CandidateFilters;
   /** 1..MAX_SEARCH_LIMIT; default DEFAULT_SEARCH_LIMIT. */
   limit?: number;
+  /** Results to skip (paging); offset + limit at most MAX_SEARCH_LIMIT. Default 0. */
+  offset?: number;
   mode?: SearchMode;
+  /** Count the ranked files by extension, folder and modification period. */
+  facets?: boolean;
 }
 
 export interface SearchResult {
@@ -49,6 +54,12 @@ export interface SearchResult {
 
 export interface SearchResponse {
   results: SearchResult[];
+  /** The first result's rank (0-based), as asked. */
+  offset: number;
+  /** More ranked results follow this page. */
+  has_more: boolean;
+  /** Counts of the ranked files when asked for (`facets: true`), else null. */
+  facets: SearchFacets | null;
   mode: SearchMode;
   /** Set when the answer differs from what was asked (e.g. keyword-only because no embedder is available). */
   notice: string | null;
@@ -117,7 +128,9 @@ export class SearchService {
     const { filters } = request;
     const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const settings = this.deps.settings.get().search;
-    const candidates = Math.max(limit, MIN_CANDIDATES);
+    const offset = request.offset ?? 0;
+    // Facets count the fused list the ranking makes anyway: asking for them ranks no deeper (bench:search measures).
+    const candidates = Math.max(offset + limit, MIN_CANDIDATES);
 
     let mode: SearchMode = request.mode ?? 'hybrid';
     let notice: string | null = null;
@@ -138,13 +151,17 @@ export class SearchService {
       keywordHits.map((h) => [h.id, h.score] as const),
       fusionFor(mode, settings),
       tiers,
-    ).slice(0, limit);
-    const described = await this.deps.store.search.describe(fused.map((h) => h.id), parsed.rankText);
+    );
+    const page = fused.slice(offset, offset + limit);
+    const [described, facts] = await Promise.all([
+      this.deps.store.search.describe(page.map((h) => h.id), parsed.rankText),
+      request.facets ? this.deps.store.search.facts(fused.map((h) => h.id)) : null,
+    ]);
     const rows = new Map(described.files.map((r) => [r.id, r]));
     const matcher = new TermMatcher(described.lexemes);
 
     const results: SearchResult[] = [];
-    for (const hit of fused) {
+    for (const hit of page) {
       const row = rows.get(hit.id);
       if (!row) continue; // removed between the two queries
       const semantic = round(hit.semanticPart);
@@ -165,6 +182,9 @@ export class SearchService {
       ok: true,
       response: {
         results,
+        offset,
+        has_more: fused.length > offset + limit,
+        facets: facts ? computeFacets(facts, filters.directory !== undefined ? { directory: filters.directory } : {}) : null,
         mode,
         notice,
         query: { text: request.query, terms: parsed.terms, phrases: parsed.phrases, excluded: parsed.excluded },

@@ -269,3 +269,9 @@ export function buildSnippet(text: string, matcher: TermMatcher, options: Snippe
   if (fragments[fragments.length - 1]!.end < words.length) out += ' …';
   return { text: out, highlights };
 }
+
+/** Every word of `text` that matches the query, as [start, end) ranges (a preview's highlights). */
+export function highlightWords(text: string, matcher: TermMatcher): [number, number][] {
+  if (matcher.termCount === 0) return [];
+  return wordsOf(text, matcher).flatMap((w): [number, number][] => (w.term >= 0 ? [[w.start, w.end]] : []));
+}

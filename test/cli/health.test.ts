@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { healthCommand } from '../../src/cli/health.js';
+import { checkHealth } from '../../src/cli/health.js';
 
 /** A stand-in for the service's GET /api/status/ on a loopback port, answering `body` (the status is always 200). */
 async function statusServer(body: unknown): Promise<{ server: Server; port: number; auth: () => string | undefined }> {
@@ -27,11 +27,11 @@ describe('filesift health', () => {
     const lost = await statusServer({ status: 'degraded', ready: true, database: { reachable: false, error: 'connection refused' } });
     try {
       const ok = capture();
-      expect(await healthCommand({ HOST: '0.0.0.0', PORT: String(up.port), FILESIFT_API_TOKEN: 'a'.repeat(32) }, ok.io)).to.equal(0);
+      expect(await checkHealth({ HOST: '0.0.0.0', PORT: String(up.port), FILESIFT_API_TOKEN: 'a'.repeat(32) }, ok.io)).to.equal(0);
       expect(ok.out()).to.match(/^healthy/);
       expect(up.auth()).to.equal(`Bearer ${'a'.repeat(32)}`);
       const bad = capture();
-      expect(await healthCommand({ HOST: '127.0.0.1', PORT: String(lost.port) }, bad.io)).to.equal(1);
+      expect(await checkHealth({ HOST: '127.0.0.1', PORT: String(lost.port) }, bad.io)).to.equal(1);
       expect(bad.out()).to.match(/unhealthy: the database is unreachable \(connection refused\)/);
     } finally {
       up.server.close();
@@ -44,7 +44,7 @@ describe('filesift health', () => {
     const port = probe.port;
     await new Promise((r) => probe.server.close(r));
     const c = capture();
-    expect(await healthCommand({ HOST: '127.0.0.1', PORT: String(port) }, c.io)).to.equal(1);
+    expect(await checkHealth({ HOST: '127.0.0.1', PORT: String(port) }, c.io)).to.equal(1);
     expect(c.out()).to.match(/did not answer/);
   });
 });

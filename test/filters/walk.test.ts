@@ -7,7 +7,7 @@ import { defaultFilterConfig } from '../../src/filters/defaults.js';
 import { compileFilePattern, compileFilter } from '../../src/filters/matcher.js';
 import type { FilterMatcher } from '../../src/filters/matcher.js';
 import type { FilterConfig } from '../../src/filters/schema.js';
-import { walkFiles } from '../../src/filters/walk.js';
+import { countFiles, walkFiles } from '../../src/filters/walk.js';
 import type { WalkedFile, WalkError, WalkOptions, WalkSummary } from '../../src/filters/walk.js';
 import { DOCUMENTS, JUNK, makeTree, removeTree } from './fixture-tree.js';
 
@@ -203,5 +203,43 @@ describe('walkFiles', () => {
     execFileSync('mkfifo', [path.join(root, 'Documents', 'pipe')]);
     const { files } = await collect(root, { matcher: compileFilter(defaultFilterConfig()) });
     expect(rels(files)).to.deep.equal(DOCUMENTS);
+  });
+});
+
+describe('countFiles', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await makeTree();
+  });
+  afterEach(async () => {
+    await removeTree(root);
+  });
+
+  it('counts exactly the files walkFiles yields, under the same options, without reading a file', async () => {
+    const pattern = compileFilePattern('*.md');
+    if (!pattern.ok) throw new Error(pattern.reason);
+    await fs.symlink('notes.md', path.join(root, 'Documents', 'link.md'));
+    const cases: WalkOptions[] = [
+      {},
+      { matcher: compileFilter(defaultFilterConfig()) },
+      { matcher: compileFilter(defaultFilterConfig()), filePattern: pattern.matcher },
+      { recursive: false },
+      { skipPaths: [path.join(root, 'Documents')] },
+      { matcher: compileFilter(setMode(defaultFilterConfig(), 'whitelist').config) },
+    ];
+    for (const options of cases) {
+      const walked = await collect(root, options);
+      const counted = await countFiles(root, options);
+      expect(counted.files, JSON.stringify(Object.keys(options))).to.equal(walked.files.length).and.to.be.greaterThan(0);
+      expect(counted.excludedDirectories).to.equal(walked.summary.excludedDirectories);
+    }
+  });
+
+  it('reports a root it cannot walk, and stops when aborted', async () => {
+    expect((await countFiles(path.join(root, 'nope'))).rootError?.code).to.equal('ENOENT');
+    const controller = new AbortController();
+    controller.abort();
+    const summary = await countFiles(root, { signal: controller.signal });
+    expect(summary).to.include({ aborted: true, files: 0 });
   });
 });

@@ -5,6 +5,7 @@ import { loadConfig, type ServiceConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type Service, type StartOptions } from '../../src/service.js';
 import { createScratchDatabase, type ScratchDatabase, type TestEngine } from './engines.js';
+import { conformanceProblem } from './openapi.js';
 
 export interface TestService {
   service: Service;
@@ -97,12 +98,28 @@ export async function request(
   const res = await fetch(base + route, init);
   const text = await res.text();
   let parsed: Record<string, unknown> = {};
+  let json = false;
   if (text) {
     try {
       parsed = JSON.parse(text) as Record<string, unknown>;
+      json = true;
     } catch {
       parsed = { raw: text };
     }
   }
+  // Every JSON exchange must match the OpenAPI document (helpers/openapi.ts).
+  if (json) {
+    const requestBody = typeof body === 'string' ? tryParse(body) : body;
+    const problem = conformanceProblem({ method, route, requestBody, status: res.status, contentType: res.headers.get('content-type'), responseBody: parsed });
+    if (problem) throw new Error(`OpenAPI conformance: ${problem}`);
+  }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

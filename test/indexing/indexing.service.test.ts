@@ -131,4 +131,17 @@ forEachEngine('indexing runs', (engine) => {
     expect(stats.extensions).to.include.keys('md', 'txt', 'png');
     expect(stats.last_indexed).to.be.a('string');
   });
+
+  it('counts the files ahead of the walk: the total is final and real long before the last file', async () => {
+    for (let i = 0; i < 200; i++) await tree.write(`many/${String(i % 10)}/note-${i}.txt`, `Note ${i} about sourdough and rye.`);
+    const run = t.service.indexing.startDirectory(tree.root, { kind: 'directory', force: true });
+    await t.service.indexing.finished(run);
+    const progress = events.flatMap((e) => (e.type === 'index_run_progress' && e.data.run_id === run.id ? [e.data] : []));
+    const firstFinal = progress.find((p) => p.total_final);
+    expect(firstFinal, 'a progress event with a final total').to.not.equal(undefined);
+    expect(firstFinal!.total).to.equal(206); // 200 notes and the six files the filters let through
+    expect(firstFinal!.processed).to.be.lessThan(206);
+    const completed = events.find((e) => e.type === 'index_run_completed' && e.data.run_id === run.id);
+    expect(completed?.data).to.include({ total: 206, processed: 206 });
+  });
 });

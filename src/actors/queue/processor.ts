@@ -16,6 +16,7 @@ import type { Indexer } from '../../indexing/indexer.js';
 import { IndexRun, type FileOutcome } from '../../indexing/run.js';
 import type { WatchJob } from '../../store/repositories/jobs.repository.js';
 import { isWithin, type OwnDataDir } from '../../lib/paths.js';
+import type { Logger } from '../../logger.js';
 
 /**
  * Failure codes worth another attempt: the file may be locked or being written (unreadable), a worker thread
@@ -32,6 +33,8 @@ export interface IndexingProcessorDeps {
   bus: EventBus;
   /** Never indexed: the service's own data directory. */
   ownData: OwnDataDir;
+  /** Where a long burst's progress lines go. */
+  logger?: Logger;
 }
 
 type Placement = 'indexed' | 'excluded' | 'unwatched';
@@ -55,7 +58,7 @@ export class IndexingProcessor implements QueueProcessor {
   constructor(private readonly deps: IndexingProcessorDeps) {}
 
   process(item: StoredQueueItem): Promise<ProcessOutcome> {
-    const run = (this.#run ??= new IndexRun(this.deps.bus, 'queue', '', false));
+    const run = (this.#run ??= new IndexRun(this.deps.bus, 'queue', '', false, { logger: this.deps.logger ?? null }));
     if (this.#closing) run.controller.abort();
     run.addToTotal(1);
     this.#inFlight++;
@@ -100,6 +103,7 @@ export class IndexingProcessor implements QueueProcessor {
   async #dispatch(item: StoredQueueItem, run: IndexRun, signal: AbortSignal): Promise<ProcessOutcome> {
     switch (item.action) {
       case 'index':
+        run.noteCurrent(item.file_path);
         return this.#index(item.file_path, run, signal, item.retry_count > 0);
       case 'delete':
         return this.#delete(item.file_path, run, signal);

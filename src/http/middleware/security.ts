@@ -7,6 +7,8 @@ export interface SecurityOptions {
   apiToken: string | null;
   allowedHosts: string[];
   corsOrigins: string[];
+  /** Requests that need no token (the web app's files, the API description); Host and Origin are checked all the same. */
+  isPublic?: (method: string, path: string) => boolean;
 }
 
 /** 'localhost:60534' → 'localhost'; '[::1]:80' → '::1'. */
@@ -58,7 +60,7 @@ export function securityMiddleware(options: SecurityOptions): Middleware {
         throw createError('forbidden_origin', origin);
       }
     }
-    if (options.apiToken && !tokenMatches(options.apiToken, ctx.get('Authorization'))) {
+    if (options.apiToken && !options.isPublic?.(ctx.method, ctx.path) && !tokenMatches(options.apiToken, ctx.get('Authorization'))) {
       ctx.set('WWW-Authenticate', 'Bearer');
       throw createError('unauthorized');
     }

@@ -7,11 +7,13 @@ import type { FilterDecision } from '../../filters/matcher.js';
 import { MAX_PATTERN_LENGTH } from '../../filters/pattern.js';
 import {
   EntryKindSchema,
+  FilterChangeSchema,
+  FilterConfigSchema,
   FilterConfigUpdateSchema,
   FilterModeSchema,
   PatternListNameSchema,
-  type FilterChange,
 } from '../../filters/schema.js';
+import { Nullable, SuccessFields, type Operation } from './common.schemas.js';
 
 const ApplyImmediately = Type.Optional(
   Type.Boolean({
@@ -92,22 +94,83 @@ export function decisionBody(decision: FilterDecision): FilterDecisionBody {
 }
 
 /** The answer of every endpoint that changes or applies the filters (PUT config, pattern, apply, reset). */
-export interface FilterChangeResponse extends FilterChange {
-  success: true;
-  message: string;
-}
+export const FilterChangeResponse = Type.Object({ ...SuccessFields, ...FilterChangeSchema.properties }, { additionalProperties: false, title: 'FilterChange' });
+export type FilterChangeResponse = Static<typeof FilterChangeResponse>;
 
 /** POST /api/filters/test. */
-export interface FilterTestResponse extends FilterDecisionBody {
-  /** The path as given. */
-  path: string;
-  kind: 'file' | 'directory';
-  /** The folder the path was judged from: its watched folder, else its own folder; null for a relative path. */
-  root: string | null;
-  /** True when `root` is a watched folder. */
-  watched: boolean;
-  /** The path the patterns were matched against ('' for a watched folder itself). */
-  relative_path: string;
-  /** Set when the content check keeps the file out of the index whatever the patterns say. */
-  excluded_by_content: { code: string; reason: string; checked_at: string | null } | null;
-}
+export const FilterTestResponse = Type.Object(
+  {
+    path: Type.String({ description: 'The path as given' }),
+    kind: EntryKindSchema,
+    root: Nullable(Type.String({ description: 'The folder the path was judged from: its watched folder, else its own folder; null for a relative path' })),
+    watched: Type.Boolean({ description: 'root is a watched folder' }),
+    relative_path: Type.String({ description: "The path the patterns were matched against ('' for a watched folder itself)" }),
+    ...FilterDecisionSchema.properties,
+    excluded_by_content: Nullable(
+      Type.Object(
+        {
+          code: Type.String({ description: 'Why the content check keeps it out, e.g. private_key' }),
+          reason: Type.String(),
+          checked_at: Nullable(Type.String({ format: 'date-time' })),
+        },
+        { additionalProperties: false, description: 'Set when the content check keeps the file out of the index whatever the patterns say' },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'FilterTest' },
+);
+export type FilterTestResponse = Static<typeof FilterTestResponse>;
+
+const CONFIG = { description: 'The configuration', schema: FilterConfigSchema };
+const CHANGE = { description: 'What changed and what the index did', schema: FilterChangeResponse };
+const PATTERN_ERRORS = '400 `invalid_pattern` (with `field` and `pattern`) for a pattern that is empty or can never match as written, saying why.';
+
+export const filtersOperations: Operation[] = [
+  { method: 'get', path: '/api/filters/config', tag: 'filters', summary: 'The filter configuration', answers: { 200: CONFIG } },
+  {
+    method: 'put',
+    path: '/api/filters/config',
+    tag: 'filters',
+    summary: 'Change the filter configuration',
+    description: `Every field optional: the mode, any of the four per-mode lists (each replaces that list), or exclude/include for the lists of the mode in force. ${PATTERN_ERRORS}`,
+    body: PutFilterConfigBody,
+    answers: { 200: CHANGE },
+  },
+  {
+    method: 'post',
+    path: '/api/filters/pattern',
+    tag: 'filters',
+    summary: 'Add a pattern to a list',
+    description: `A pattern already in the list (ignoring case) changes nothing. ${PATTERN_ERRORS}`,
+    body: PatternBody,
+    answers: { 200: CHANGE },
+  },
+  {
+    method: 'delete',
+    path: '/api/filters/pattern',
+    tag: 'filters',
+    summary: 'Remove a pattern from a list',
+    description: '404 `pattern_not_found` when it is not in that list.',
+    body: PatternBody,
+    answers: { 200: CHANGE },
+  },
+  {
+    method: 'post',
+    path: '/api/filters/apply',
+    tag: 'filters',
+    summary: 'Bring the index in line with the configuration',
+    description: 'After changes made with apply_immediately false.',
+    answers: { 200: CHANGE },
+  },
+  { method: 'get', path: '/api/filters/defaults', tag: 'filters', summary: 'The default configuration', answers: { 200: CONFIG } },
+  { method: 'post', path: '/api/filters/reset', tag: 'filters', summary: 'Restore and apply the defaults', answers: { 200: CHANGE } },
+  {
+    method: 'post',
+    path: '/api/filters/test',
+    tag: 'filters',
+    summary: 'Why is a file (not) indexed?',
+    description: 'The decision for a path (absolute, or relative to a watched folder) and the pattern that made it. 400 `invalid_path` for a relative path that leaves its folder.',
+    body: TestPathBody,
+    answers: { 200: { description: 'The decision', schema: FilterTestResponse } },
+  },
+];

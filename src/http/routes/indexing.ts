@@ -3,9 +3,12 @@ import { createErrorWith } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { checkPath } from '../paths.js';
 import { validBodyOr } from '../validate.js';
-import { IndexDirectoryBody, IndexFileBody, type IndexDirectoryResponse, type IndexFileResponse } from './indexing.schemas.js';
+import { IndexDirectoryBody, IndexFileBody, type IndexDirectoryResponse, type IndexFileResponse, type IndexRunBody } from './indexing.schemas.js';
 
-/** POST /api/index/directory and /api/index/file: start a run and answer 201 at once; progress on /api/updates. */
+/**
+ * POST /api/index/directory and /api/index/file: start a run and answer 201 at once; progress on /api/updates and
+ * GET /api/index/runs (schemas and descriptions in indexing.schemas.ts).
+ */
 export function indexingRoutes(router: Router, { indexing, filters, jobs, ownData }: AppDeps): void {
   router.post('/api/index/directory', async (ctx) => {
     const body = validBodyOr(ctx, IndexDirectoryBody, { success: false, files_indexed: 0 });
@@ -38,5 +41,16 @@ export function indexingRoutes(router: Router, { indexing, filters, jobs, ownDat
     };
     ctx.status = 201;
     ctx.body = response;
+  });
+
+  router.get('/api/index/runs', (ctx) => {
+    const runs: IndexRunBody[] = indexing.activeRuns.map((run) => ({
+      ...run.progress(),
+      kind: run.kind,
+      path: run.path,
+      force: run.force,
+      started_at: new Date(run.startedAt).toISOString(),
+    }));
+    ctx.body = { runs };
   });
 }

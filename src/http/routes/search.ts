@@ -4,7 +4,8 @@ import type { CandidateFilters } from '../../store/queries/filters.js';
 import type { AppDeps } from '../deps.js';
 import { createError, createErrorWith } from '../errors.js';
 import { validBody } from '../validate.js';
-import { SearchBody, type SearchFilters } from './search.schemas.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../search/search.service.js';
+import { SearchBody, type SearchFilters, type SearchResponseBody } from './search.schemas.js';
 
 /** The API's names of the filter fields, for error messages. */
 const FILTER_FIELD_NAMES: Record<keyof CandidateFilters, string> = {
@@ -45,11 +46,21 @@ export function searchRoutes(router: Router, { search }: AppDeps): void {
     const body = validBody(ctx, SearchBody);
     const checked = validateCandidateFilters(candidateFilters(body.directory, body.filters));
     if (!checked.ok) throw createError('invalid_request', `${FILTER_FIELD_NAMES[checked.field]}: ${checked.reason}`);
-    const outcome = await search.search({ query: body.query, filters: checked.filters, limit: body.limit, mode: body.mode });
+    if ((body.offset ?? 0) + (body.limit ?? DEFAULT_SEARCH_LIMIT) > MAX_SEARCH_LIMIT) {
+      throw createError('invalid_request', `offset + limit must be at most ${MAX_SEARCH_LIMIT}, got ${body.offset ?? 0} + ${body.limit ?? DEFAULT_SEARCH_LIMIT}`);
+    }
+    const outcome = await search.search({
+      query: body.query,
+      filters: checked.filters,
+      limit: body.limit,
+      offset: body.offset,
+      mode: body.mode,
+      facets: body.facets,
+    });
     if (!outcome.ok) {
       if (outcome.code === 'semantic_unavailable') throw createErrorWith('service_unavailable', { mode: 'semantic' }, outcome.reason);
       throw createError('invalid_request', outcome.reason);
     }
-    ctx.body = outcome.response;
+    ctx.body = outcome.response satisfies SearchResponseBody;
   });
 }

@@ -2,7 +2,9 @@ import type Router from '@koa/router';
 import { createErrorWith } from '../errors.js';
 import { defaultSettings } from '../../settings/schema.js';
 import type { AppDeps } from '../deps.js';
+import type { SettingsBody } from './settings.schemas.js';
 
+/** GET and PUT /api/settings/, GET /api/settings/defaults (schemas and descriptions in settings.schemas.ts). */
 export function settingsRoutes(router: Router, { settings }: AppDeps): void {
   router.get('/api/settings', (ctx) => {
     ctx.body = settings.get();
@@ -21,6 +23,6 @@ export function settingsRoutes(router: Router, { settings }: AppDeps): void {
     if (!result.ok) {
       throw createErrorWith('invalid_request', { errors: result.errors }, `Invalid settings (nothing was changed): ${result.errors.join('; ')}`);
     }
-    ctx.body = result.settings;
+    ctx.body = result.settings satisfies SettingsBody;
   });
 }

@@ -5,7 +5,7 @@ import { checkPath } from '../paths.js';
 import { idParam, noBody, validBodyOr } from '../validate.js';
 import { WatchBody, type DeleteWatchJobResponse, type WatchJobsResponse, type WatchResponse } from './watch.schemas.js';
 
-/** POST /api/watch/, GET /api/watch/jobs, DELETE /api/watch/jobs/{job_id} (the README's Watched directories). */
+/** POST /api/watch/, GET /api/watch/jobs, DELETE /api/watch/jobs/{job_id} (schemas and descriptions in watch.schemas.ts). */
 export function watchRoutes(router: Router, { watcher, store, ownData }: AppDeps): void {
   router.post('/api/watch', async (ctx) => {
     const fields = { success: false, files_indexed: 0 };

@@ -1,7 +1,7 @@
 import { underPattern } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
-import type { ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
+import type { ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileContentPage, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
 
 export type * from './files.types.js';
 
@@ -40,6 +40,8 @@ export interface FilesRepository {
    * through a large index without holding it all at once (filter application). */
   listPaths(after: string | null, limit: number): Promise<string[]>;
   get(id: number): Promise<FileRecord | null>;
+  /** `length` characters of a file's extracted text from character `offset` (0-based); null for no such file. */
+  content(id: number, offset: number, length: number): Promise<FileContentPage | null>;
   stats(): Promise<FileStats>;
   /**
    * Creates the HNSW index for vectors of this dimension if missing, before the first vector of it is written:
@@ -368,6 +370,16 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
         job_id: (r.job_id as number | null) ?? null,
         job_path: (r.job_path as string | null) ?? null,
       };
+    },
+
+    async content(id, offset, length) {
+      const { rows } = await db.query<{ text: string; length: number; total_length: number; text_truncated: boolean }>(
+        `SELECT p.text, length(p.text) AS length, p.total_length, p.text_truncated
+         FROM (SELECT substr(content, $2::integer + 1, $3::integer) AS text, length(content) AS total_length, text_truncated
+               FROM files WHERE id = $1) p`,
+        [id, offset, length],
+      );
+      return rows[0] ?? null;
     },
 
     async stats() {

@@ -100,6 +100,17 @@ export interface FileRecord extends FileSummary {
   job_path: string | null;
 }
 
+/** A page of a file's extracted text. Offsets and lengths count characters (Unicode code points). */
+export interface FileContentPage {
+  text: string;
+  /** Characters in `text`. */
+  length: number;
+  /** Characters of the whole extracted text. */
+  total_length: number;
+  /** The text was cut at indexing.max_text_chars. */
+  text_truncated: boolean;
+}
+
 export interface FileStats {
   total_files: number;
   total_size: number;

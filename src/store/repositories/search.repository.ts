@@ -5,6 +5,7 @@ import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import type { CandidateFilters } from '../queries/filters.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import { SqlParams } from '../queries/params.js';
+import { toIso } from '../time.js';
 import type { SqlDatabase } from '../sql.js';
 import { FILE_SUMMARY_COLUMNS, toFileSummary, type FileSummary } from './files.repository.js';
 
@@ -31,6 +32,15 @@ export interface SearchFileRow extends FileSummary {
   content_head: string;
 }
 
+/** What the facets of a search count of each ranked file. */
+export interface FacetFacts {
+  id: number;
+  path: string;
+  extension: string;
+  /** ISO 8601, or null when unknown. */
+  modified: string | null;
+}
+
 export interface DescribedResults {
   files: SearchFileRow[];
   lexemes: string[];
@@ -44,6 +54,10 @@ export interface SearchRepository {
    * words stemmed, stop words left out, each once) to cut their snippets with. One call: one hop to the store.
    */
   describe(ids: number[], queryText: string): Promise<DescribedResults>;
+  /** Path, extension and modification time of the given files (in no particular order), for facet counts. */
+  facts(ids: number[]): Promise<FacetFacts[]>;
+  /** The keyword index's lexemes of a text (its words stemmed, stop words left out, each once). */
+  lexemes(queryText: string): Promise<string[]>;
   /**
    * Seals up to `maxDocs` unsealed documents of the keyword index into blocks, in one short transaction; answers
    * how many it sealed and how many remain. The caller repeats it in slices (searches run between them).
@@ -76,6 +90,15 @@ const MAX_CHUNKS_PER_FILE = 32;
  * counts characters (slow in WASM: 2 ms for 50 abstracts), so text that is short in bytes is taken whole.
  */
 const SNIPPET_SOURCE_CHARS = 20_000;
+
+async function lexemesOf(db: SqlDatabase, text: string): Promise<string[]> {
+  const { rows } = await db.query<{ lexemes: string[] }>(
+    `SELECT coalesce(array_agg(u.lexeme), '{}') AS lexemes FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', $1)) AS u`,
+    [text],
+    { prepare: true },
+  );
+  return rows[0]?.lexemes ?? [];
+}
 
 export function createSearchRepository(db: SqlDatabase): SearchRepository {
   return {
@@ -141,12 +164,19 @@ LIMIT ${files}`;
         { prepare: true },
       );
       const files = rows.map((r) => ({ ...toFileSummary(r), content_head: (r.content_head as string | null) ?? '' }));
-      const lexemes = await db.query<{ lexemes: string[] }>(
-        `SELECT coalesce(array_agg(u.lexeme), '{}') AS lexemes FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', $1)) AS u`,
-        [queryText],
+      return { files, lexemes: await lexemesOf(db, queryText) };
+    },
+
+    lexemes: (queryText) => lexemesOf(db, queryText),
+
+    async facts(ids) {
+      if (ids.length === 0) return [];
+      const { rows } = await db.query<{ id: number; path: string; extension: string; modified: unknown }>(
+        'SELECT id, path, extension, modified FROM files WHERE id = ANY($1::bigint[])',
+        [ids],
         { prepare: true },
       );
-      return { files, lexemes: lexemes.rows[0]?.lexemes ?? [] };
+      return rows.map((r) => ({ id: r.id, path: r.path, extension: r.extension, modified: toIso(r.modified) }));
     },
 
     async unsealedKeywords() {

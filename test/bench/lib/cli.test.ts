@@ -117,7 +117,7 @@ describe('parseBenchArgs', () => {
   });
 
   it('refuses a command that declares --help itself', () => {
-    expect(() => parseBenchArgs({ command: 'x', options: { help: { type: 'boolean', description: 'mine' } } }, [])).to.throw(/--help is every bench's own option/);
+    expect(() => parseBenchArgs({ command: 'x', options: { help: { type: 'boolean', description: 'mine' } } }, [])).to.throw(/--help is every command's own option/);
   });
 });
 

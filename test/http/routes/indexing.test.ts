@@ -64,4 +64,20 @@ forEachEngine('indexing and files routes', (engine) => {
       expect(res.body.code).to.equal('invalid_request');
     }
   });
+
+  it('GET /api/index/runs lists the runs going on with their progress, and none once they are over', async () => {
+    const big = await tempTree(Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`n${i}.txt`, `note ${i} on lighthouses and keepers`])));
+    try {
+      const started = await t.request('POST', '/api/index/directory', { directory_path: big.root });
+      const runs = (await t.request('GET', '/api/index/runs')).body.runs as Record<string, unknown>[];
+      const run = runs.find((r) => r.run_id === started.body.run_id);
+      expect(run, 'the run is listed while it goes on').to.not.equal(undefined);
+      expect(run).to.include({ kind: 'directory', path: big.root, force: true });
+      expect(run!.started_at).to.be.a('string');
+      await t.service.indexing.settled();
+      expect((await t.request('GET', '/api/index/runs')).body.runs).to.deep.equal([]);
+    } finally {
+      await big.remove();
+    }
+  });
 });

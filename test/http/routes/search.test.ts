@@ -4,6 +4,13 @@ import { forEachEngine } from '../../helpers/engines.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
+interface Bucket {
+  value: string;
+  label: string;
+  count: number;
+  bound?: string;
+}
+
 interface Result {
   file: Record<string, unknown> & { file_path: string; filename: string };
   relevance_score: number;
@@ -88,6 +95,53 @@ forEachEngine('POST /api/search/', (engine) => {
     for (const r of md.results) expect(r.file.extension).to.equal('md');
     const both = await search({ query: 'bread', filters: { extension: ['md', 'pdf'] }, mode: 'keyword' });
     expect(names(both.results)).to.deep.equal(['bread-notes.md']);
+  });
+
+  it('pages with offset: the pages put together are the ranking, and has_more says when it ends', async () => {
+    const whole = await search({ query: 'bread', mode: 'keyword', limit: 1000 });
+    expect(whole.results.length).to.be.within(72, 89); // the 71 bulk files and a few others
+    expect(whole.body).to.include({ offset: 0, has_more: false, facets: null });
+    const pages = [];
+    for (let offset = 0; ; offset += 30) {
+      const page = await search({ query: 'bread', mode: 'keyword', limit: 30, offset });
+      expect(page.body.offset).to.equal(offset);
+      pages.push(...page.results);
+      if (!page.body.has_more) break;
+      expect(page.results).to.have.length(30);
+    }
+    expect(pages.map((r) => r.file.file_path)).to.deep.equal(whole.results.map((r) => r.file.file_path));
+    const res = await t.request('POST', '/api/search/', { query: 'bread', offset: 990, limit: 20 });
+    expect(res.status).to.equal(400);
+    expect(res.body.message).to.match(/offset \+ limit must be at most 1000, got 990 \+ 20/);
+  });
+
+  it('counts the ranked files by extension, folder and modification period when asked, and they narrow the search', async () => {
+    const { body } = await search({ query: 'tomatoes', mode: 'keyword', facets: true });
+    const facets = body.facets as { counted: number; extension: Bucket[]; folder: Bucket[]; modified: Bucket[] };
+    // Keyword mode ranks only the files with the word: tomatoes.md, basil.txt, garden-extra/notes.txt.
+    expect(facets.counted).to.equal(3);
+    expect(facets.extension).to.deep.equal([
+      { value: 'txt', label: 'txt', count: 2 },
+      { value: 'md', label: 'md', count: 1 },
+    ]);
+    const count = (buckets: Bucket[], value: string) => buckets.find((b) => b.value === value)?.count ?? 0;
+    const results = (await search({ query: 'tomatoes', mode: 'keyword', limit: 100 })).results;
+    expect(facets.counted).to.equal(results.length);
+    expect(count(facets.extension, 'md')).to.equal(results.filter((r) => r.file.extension === 'md').length);
+    expect(count(facets.folder, tree.path('garden'))).to.equal(results.filter((r) => r.file.file_path.startsWith(tree.path('garden') + '/')).length);
+    expect(facets.folder.find((b) => b.value === tree.path('garden'))!.label).to.equal('garden');
+    // Every file was written just now: all of them in the past day, none older than a year.
+    expect(facets.modified[0]).to.include({ label: 'past day', count: results.length, bound: 'after' });
+    // Clicking a bucket narrows the search to exactly its count.
+    const narrowed = await search({ query: 'tomatoes', mode: 'keyword', directory: tree.path('garden') });
+    expect(narrowed.results).to.have.length(count(facets.folder, tree.path('garden')));
+    const byExt = await search({ query: 'tomatoes', mode: 'keyword', filters: { extension: 'txt' } });
+    expect(byExt.results).to.have.length(count(facets.extension, 'txt'));
+    const old = await search({ query: 'bread sales', mode: 'keyword', facets: true });
+    const older = (old.body.facets as { modified: Bucket[] }).modified.find((b) => b.bound === 'before');
+    expect(older).to.include({ label: 'older than a year', count: 1 });
+    const before = await search({ query: 'bread sales', mode: 'keyword', filters: { modified_before: older!.value } });
+    expect(names(before.results)).to.deep.equal(['annual-draft.txt']);
   });
 
   it('scopes to a directory on a path boundary', async () => {

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { ServiceConfig } from '../config.js';
 import { defaultBuiltinDir, describeEmbedder, type EmbedderDescription } from '../pipeline/embedders/index.js';
-import { TRANSFORMER_FILES } from '../pipeline/embedders/transformer.js';
+import { TRANSFORMER_FILES } from '../pipeline/embedders/model-config.js';
 
 /** The default location of a pulled transformer model, under the data directory. */
 export function defaultModelDir(dataDir: string): string {

@@ -9,7 +9,8 @@ import type { ParsedQuery } from '../store/queries/parsed-query.js';
 import type { FileSummary } from '../store/repositories/files.types.js';
 import type { SearchFileRow } from '../store/repositories/search.repository.js';
 import type { StoreApi } from '../store/store.js';
-import { fuseScores, type FusionOptions } from './fuse.js';
+import { activeFusion } from '../models/fusion-profiles.js';
+import { fuseHybrid, rankKeyword, rankSemantic, type FusedHit } from './fuse.js';
 import { parseSearchQuery } from './query-parser.js';
 import { buildSnippet, TermMatcher, type Snippet } from './snippet.js';
 
@@ -17,6 +18,8 @@ export const DEFAULT_SEARCH_LIMIT = 50;
 export const MAX_SEARCH_LIMIT = 1000;
 /** Candidates each side contributes to the fusion (at least; more when more results are asked for). */
 const MIN_CANDIDATES = 100;
+/** Keyword candidates of a hybrid search, per result asked for: measured on SciFact train (bench/fusion-experiment.ts). */
+const HYBRID_KEYWORD_CANDIDATES = 2;
 
 export const SEARCH_MODES = ['hybrid', 'keyword', 'semantic'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -34,9 +37,9 @@ export interface SearchResult {
   file: FileSummary;
   /** semantic_score + keyword_score. */
   relevance_score: number;
-  /** semantic weight × min-max-normalised best-chunk cosine. */
+  /** The semantic side's share: weight × the best-chunk cosine above the model's floor (search/fuse.ts). */
   semantic_score: number;
-  /** keyword weight × min-max-normalised BM25 (plus the exact-file-name bonus). */
+  /** The keyword side's share: weight × (match bonus + BM25 over the best BM25), plus the exact-file-name bonus. */
   keyword_score: number;
   /** The raw measures behind them. */
   cosine: number | null;
@@ -77,13 +80,6 @@ function keywordSettings(s: Settings['search']): KeywordRankingSettings {
   };
 }
 
-function fusionFor(mode: SearchMode, s: Settings['search']): FusionOptions {
-  const side = (weight: number) => ({ weight, normalization: 'min-max' as const, missing: 'zero' as const });
-  if (mode === 'keyword') return { semantic: side(0), keyword: side(1) };
-  if (mode === 'semantic') return { semantic: side(1), keyword: side(0) };
-  return { semantic: side(s.semantic_weight), keyword: side(s.keyword_weight) };
-}
-
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /**
@@ -113,17 +109,33 @@ export class SearchService {
       notice = `Keyword-only results: semantic search is unavailable (${lane.reason})`;
     }
 
+    const keywordLimit = mode === 'hybrid' ? candidates * HYBRID_KEYWORD_CANDIDATES : candidates;
+    const keywordOptions = { filters, settings: keywordSettings(settings) };
     const [keywordHits, semanticHits] = await Promise.all([
-      mode === 'semantic' ? [] : this.deps.store.search.keyword(parsed, { limit: candidates, filters, settings: keywordSettings(settings) }),
+      mode === 'semantic' ? [] : this.deps.store.search.keyword(parsed, { ...keywordOptions, limit: keywordLimit }),
       mode === 'keyword' || !lane.embedder ? [] : this.#semantic(lane.embedder, parsed, filters, candidates),
     ]);
     const tiers = new Map(keywordHits.filter((h) => h.tier > 0).map((h) => [h.id, h.tier]));
-    const fused = fuseScores(
-      semanticHits.map((h) => [h.id, h.score] as const),
-      keywordHits.map((h) => [h.id, h.score] as const),
-      fusionFor(mode, settings),
-      tiers,
-    ).slice(0, limit);
+    const keyword = keywordHits.filter((h) => h.score > 0).map((h) => [h.id, h.score] as const);
+    const semantic = semanticHits.map((h) => [h.id, h.score] as const);
+    let fused: FusedHit[];
+    if (mode === 'keyword') fused = rankKeyword(keyword, tiers);
+    else if (mode === 'semantic') fused = rankSemantic(semantic);
+    else {
+      // A semantic candidate the keyword list did not reach may still have a query word: its BM25 decides.
+      if (keywordHits.length >= keywordLimit) {
+        const listed = new Set(keywordHits.map((h) => h.id));
+        const unlisted = semanticHits.map((h) => h.id).filter((id) => !listed.has(id));
+        if (unlisted.length > 0) {
+          const more = await this.deps.store.search.keyword(parsed, { ...keywordOptions, limit: unlisted.length, onlyIds: unlisted });
+          for (const h of more) if (h.score > 0) keyword.push([h.id, h.score] as const);
+        }
+      }
+      const semanticMissing = semanticHits.length >= candidates ? (semanticHits[semanticHits.length - 1]?.score ?? null) : null;
+      const fusion = activeFusion(lane.embedder?.identity ?? null, { semantic: settings.semantic_weight, keyword: settings.keyword_weight });
+      fused = fuseHybrid({ semantic, keyword, tiers, semanticMissing }, fusion.profile);
+    }
+    fused = fused.slice(0, limit);
     const described = await this.deps.store.search.describe(fused.map((h) => h.id), parsed.rankText);
     const rows = new Map(described.files.map((r) => [r.id, r]));
     const matcher = new TermMatcher(described.lexemes);

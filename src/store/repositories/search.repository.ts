@@ -1,6 +1,7 @@
 import pgvector from 'pgvector';
 import { buildKeywordQuery, buildCandidateConditions, executeKeywordQuery, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordQueryOptions } from '../queries/keyword.js';
 import type { CandidateFilters } from '../queries/filters.js';
+import { buildCorrectionQuery, type CorrectionRow } from '../queries/lexicon.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import { SqlParams } from '../queries/params.js';
 import type { SqlDatabase } from '../sql.js';
@@ -42,6 +43,8 @@ export interface SearchRepository {
    * words stemmed, stop words left out, each once) to cut their snippets with. One call: one hop to the store.
    */
   describe(ids: number[], queryText: string): Promise<DescribedResults>;
+  /** The query's words that no file contains, each with its nearest lexicon word (queries/lexicon.ts); [] when none. */
+  corrections(queryText: string): Promise<CorrectionRow[]>;
   /** Refreshes planner statistics and the visibility map after a burst of writes (PGlite has no autovacuum). */
   maintain(): Promise<void>;
 }
@@ -128,6 +131,12 @@ LIMIT ${files}`;
         { prepare: true },
       );
       return { files, lexemes: lexemes.rows[0]?.lexemes ?? [] };
+    },
+
+    async corrections(queryText) {
+      const statement = buildCorrectionQuery(queryText);
+      if (!statement) return [];
+      return (await db.query<CorrectionRow>(statement.text, statement.params, { prepare: true })).rows;
     },
 
     async maintain() {

@@ -167,6 +167,7 @@ export interface SearchAnswer {
   results: { file: { filename: string; file_path: string } }[];
   mode: string;
   notice: string | null;
+  did_you_mean: string | null;
   took_ms: number;
 }
 

@@ -18,6 +18,12 @@ export interface FusionProfile {
   floor: number;
 }
 
+/** The cosine from which a file without any query word can outrank one with a query word (> 1: never). */
+export function strongCosine(p: FusionProfile): number {
+  if (!(p.semanticWeight > 0)) return Infinity;
+  return p.floor + ((1 - p.floor) * p.keywordWeight * p.matchBonus) / p.semanticWeight;
+}
+
 /** By embedder identity (`kind:model`, as files record it in `embedding_model`). */
 export const FUSION_PROFILES: Readonly<Record<string, Readonly<FusionProfile>>> = Object.freeze({
   'static:glove-sg-100d-sif': Object.freeze({ semanticWeight: 0.1, keywordWeight: 0.9, matchBonus: 0.3, floor: 0.5 }),

@@ -14,10 +14,10 @@
  * A weighted sum measured far better here than reciprocal-rank fusion (k=60: nDCG@10 0.38–0.48 against 0.68 on
  * SciFact with the built-in embedder). Pure, on [id, score] lists.
  */
-import type { FusionProfile } from '../models/fusion-profiles.js';
+import { strongCosine, type FusionProfile } from '../models/fusion-profiles.js';
 import { normalizeMax, type ScoredId } from './normalize.js';
 
-export type { FusionProfile };
+export { strongCosine, type FusionProfile };
 
 export interface FusedHit {
   id: number;
@@ -46,12 +46,6 @@ export interface FusionInput {
    * lies below the list's last cosine); null when the semantic side returned every file it could.
    */
   semanticMissing?: number | null;
-}
-
-/** The cosine from which a file without any query word can outrank one with a query word (> 1: never). */
-export function strongCosine(p: FusionProfile): number {
-  if (!(p.semanticWeight > 0)) return Infinity;
-  return p.floor + ((1 - p.floor) * p.keywordWeight * p.matchBonus) / p.semanticWeight;
 }
 
 function best(hits: readonly ScoredId[]): Map<number, number> {

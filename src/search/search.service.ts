@@ -13,6 +13,7 @@ import { activeFusion } from '../models/fusion-profiles.js';
 import { fuseHybrid, rankKeyword, rankSemantic, type FusedHit } from './fuse.js';
 import { parseSearchQuery } from './query-parser.js';
 import { buildSnippet, TermMatcher, type Snippet } from './snippet.js';
+import { applyCorrections, correctionNotice, searchesCorrections } from './typo.js';
 
 export const DEFAULT_SEARCH_LIMIT = 50;
 export const MAX_SEARCH_LIMIT = 1000;
@@ -53,8 +54,10 @@ export interface SearchResult {
 export interface SearchResponse {
   results: SearchResult[];
   mode: SearchMode;
-  /** Set when the answer differs from what was asked (e.g. keyword-only because no embedder is available). */
+  /** Set when the answer differs from what was asked (keyword-only because no embedder is available; misspelt words corrected). */
   notice: string | null;
+  /** The query with each word no file contains replaced by the word one edit away that files hold; null when none. */
+  did_you_mean: string | null;
   query: { text: string; terms: string[]; phrases: string[]; excluded: string[] };
   took_ms: number;
 }
@@ -96,8 +99,22 @@ export class SearchService {
       return { ok: false, code: 'no_search_terms', reason: 'query must contain at least one word to search for (not only -excluded words)' };
     }
     const { filters } = request;
-    const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const settings = this.deps.settings.get().search;
+    // Typo tolerance: free words no file contains, each with the word one edit away that files hold.
+    let searched = parsed;
+    let didYouMean: string | null = null;
+    let corrected: string | null = null;
+    if (settings.typo_correction !== 'off' && parsed.terms.length > 0) {
+      const corrections = await this.deps.store.search.corrections(parsed.terms.join(' '));
+      if (corrections.length > 0) {
+        didYouMean = applyCorrections(request.query, corrections);
+        if (searchesCorrections(settings.typo_correction, corrections)) {
+          searched = { ...parseSearchQuery(didYouMean), nameKey: parsed.nameKey };
+          corrected = correctionNotice(corrections, didYouMean);
+        }
+      }
+    }
+    const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const candidates = Math.max(limit, MIN_CANDIDATES);
 
     let mode: SearchMode = request.mode ?? 'hybrid';
@@ -112,8 +129,8 @@ export class SearchService {
     const keywordLimit = mode === 'hybrid' ? candidates * HYBRID_KEYWORD_CANDIDATES : candidates;
     const keywordOptions = { filters, settings: keywordSettings(settings) };
     const [keywordHits, semanticHits] = await Promise.all([
-      mode === 'semantic' ? [] : this.deps.store.search.keyword(parsed, { ...keywordOptions, limit: keywordLimit }),
-      mode === 'keyword' || !lane.embedder ? [] : this.#semantic(lane.embedder, parsed, filters, candidates),
+      mode === 'semantic' ? [] : this.deps.store.search.keyword(searched, { ...keywordOptions, limit: keywordLimit }),
+      mode === 'keyword' || !lane.embedder ? [] : this.#semantic(lane.embedder, searched, filters, candidates),
     ]);
     const tiers = new Map(keywordHits.filter((h) => h.tier > 0).map((h) => [h.id, h.tier]));
     const keyword = keywordHits.filter((h) => h.score > 0).map((h) => [h.id, h.score] as const);
@@ -127,7 +144,7 @@ export class SearchService {
         const listed = new Set(keywordHits.map((h) => h.id));
         const unlisted = semanticHits.map((h) => h.id).filter((id) => !listed.has(id));
         if (unlisted.length > 0) {
-          const more = await this.deps.store.search.keyword(parsed, { ...keywordOptions, limit: unlisted.length, onlyIds: unlisted });
+          const more = await this.deps.store.search.keyword(searched, { ...keywordOptions, limit: unlisted.length, onlyIds: unlisted });
           for (const h of more) if (h.score > 0) keyword.push([h.id, h.score] as const);
         }
       }
@@ -136,7 +153,7 @@ export class SearchService {
       fused = fuseHybrid({ semantic, keyword, tiers, semanticMissing }, fusion.profile);
     }
     fused = fused.slice(0, limit);
-    const described = await this.deps.store.search.describe(fused.map((h) => h.id), parsed.rankText);
+    const described = await this.deps.store.search.describe(fused.map((h) => h.id), searched.rankText);
     const rows = new Map(described.files.map((r) => [r.id, r]));
     const matcher = new TermMatcher(described.lexemes);
 
@@ -163,7 +180,8 @@ export class SearchService {
       response: {
         results,
         mode,
-        notice,
+        notice: [notice, corrected].filter((n) => n !== null).join('; ') || null,
+        did_you_mean: didYouMean,
         query: { text: request.query, terms: parsed.terms, phrases: parsed.phrases, excluded: parsed.excluded },
         took_ms: Math.round((performance.now() - started) * 10) / 10,
       },

@@ -61,6 +61,10 @@ export const SettingsSchema = Type.Object(
           default: null,
           description: "Weight of the keyword side in relevance_score; null: the active model's own",
         }),
+        typo_correction: Type.Union([Type.Literal('search'), Type.Literal('suggest'), Type.Literal('off')], {
+          default: 'search',
+          description: "A query word no file contains, one edit from a word some file holds: 'search' the corrected words (and say so), only 'suggest' them (did_you_mean), or 'off'",
+        }),
       },
       { additionalProperties: false },
     ),

@@ -21,7 +21,7 @@ async function freePort(): Promise<number> {
 }
 
 function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [cli], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [cli], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', FILESIFT_MODEL_PULL: 'off', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

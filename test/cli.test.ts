@@ -25,7 +25,7 @@ interface Run {
 }
 
 function run(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [cli], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', FILESIFT_MODEL_PULL: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

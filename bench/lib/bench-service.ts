@@ -63,6 +63,8 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
     PORT: '0',
     FILESIFT_DATA_DIR: dataDir,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // Benchmarks never reach the model hub: FILESIFT_MODEL_DIR names the model to measure.
+    FILESIFT_MODEL_PULL: 'off',
     ...passThrough,
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
     ...options.env,

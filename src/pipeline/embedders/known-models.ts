@@ -6,6 +6,8 @@
  * the same things (model-config.ts reads them first), and without them it is mean-pooled with no query prefix.
  */
 
+import type { ModelName } from '../../config.js';
+
 /** How token vectors become one text vector: their mask-weighted mean, or the [CLS] token's vector. */
 export type Pooling = 'mean' | 'cls';
 
@@ -41,12 +43,8 @@ export const KNOWN_MODELS = {
     dimension: 384,
     card: 'https://huggingface.co/BAAI/bge-small-en-v1.5',
   },
-} as const satisfies Record<string, KnownModel>;
-
-export type KnownModelName = keyof typeof KNOWN_MODELS;
-
-export const KNOWN_MODEL_NAMES = Object.keys(KNOWN_MODELS) as KnownModelName[];
+} as const satisfies Record<ModelName, KnownModel>;
 
 export function knownModel(name: string): KnownModel | undefined {
-  return Object.hasOwn(KNOWN_MODELS, name) ? KNOWN_MODELS[name as KnownModelName] : undefined;
+  return Object.hasOwn(KNOWN_MODELS, name) ? KNOWN_MODELS[name as ModelName] : undefined;
 }

@@ -22,7 +22,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fuseHybrid, strongCosine, type FusionProfile } from '../src/search/fuse.js';
 import { parseSearchQuery } from '../src/search/query-parser.js';
-import { DEFAULT_KEYWORD_RANKING } from '../src/store/queries/keyword.js';
+import { DEFAULT_KEYWORD_RANKING } from '../src/store/keyword/query.js';
 import { indexDirectory, startBenchService } from './lib/bench-service.js';
 import { readBenchArgs } from './lib/cli.js';
 import { evaluateRuns, percentile, type RunScores } from './lib/metrics.js';

@@ -6,27 +6,26 @@
  *                            [--pg postgres://...] [--quick]
  *   npm run bench:ranking -- --scale-only N      (only the synthetic scale test, N files)
  *
- * Loads the 5,183 SciFact files into PGlite with the service's schema and sql/0006_create_keyword_index.sql (the
+ * Loads the 5,183 SciFact files into PGlite with the service's schema and sql/0006 and 0007 (the
  * triggers build the index), with title, summary and keywords from the real local analyzer, as the service
  * stores them. For each text search variant, sweeps k1/b/query-tf/field weights on the *train* split only
  * (809 queries) and reports the chosen point on *test* (300 queries); the chosen points are re-run through
- * the real SQL (keyword-query.ts) to confirm SQL and reference agree. Then keyword latency (p50/p95 over the
+ * the real keyword search (src/store/keyword/) to confirm it and the reference agree. Then keyword latency (p50/p95 over the
  * test queries, one client), optionally a synthetic scale test and the same SQL on native PostgreSQL.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { searchKeyword } from '../src/store/keyword/search.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { analyzeLocally } from '../src/pipeline/analyze/local/index.js';
-import type { FieldWeights } from '../src/store/queries/bm25.js';
+import type { FieldWeights } from '../src/store/keyword/bm25.js';
 import type { CandidateFilters } from '../src/store/queries/filters.js';
 import {
-  buildKeywordQuery,
   DEFAULT_KEYWORD_RANKING,
-  executeKeywordQuery,
   type KeywordHitRow,
   type KeywordRankingSettings,
-} from '../src/store/queries/keyword.js';
+} from '../src/store/keyword/query.js';
 import { parseSearchQuery } from '../src/search/query-parser.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { openPostgres } from '../src/store/engines/postgres.js';
@@ -165,20 +164,20 @@ async function loadInto(db: SqlDatabase, variantSql: string, rows: FileRowInput[
 }
 
 async function sizes(db: SqlDatabase): Promise<string> {
-  const { rows } = await db.query<{ t: string; s: string; n: number }>(
-    `SELECT pg_size_pretty(pg_total_relation_size('file_terms')) AS t, pg_size_pretty(pg_total_relation_size('file_segments')) AS s,
-            (SELECT count(*) FROM file_terms)::int AS n`,
+  const { rows } = await db.query<{ t: string; b: string; s: string; n: number }>(
+    `SELECT pg_size_pretty(pg_total_relation_size('keyword_tail')) AS t, pg_size_pretty(pg_total_relation_size('keyword_blocks')) AS b,
+            pg_size_pretty(pg_total_relation_size('file_segments')) AS s,
+            (SELECT count(*) FROM keyword_tail)::int + (SELECT coalesce(sum(n), 0) FROM keyword_blocks)::int AS n`,
   );
   const r = rows[0]!;
-  return `${r.n} postings; file_terms ${r.t}, file_segments ${r.s}`;
+  return `${r.n} postings; keyword_tail ${r.t}, keyword_blocks ${r.b}, file_segments ${r.s}`;
 }
 
 async function sqlRuns(db: SqlDatabase, split: SciFactQueries, settings: KeywordRankingSettings, corpusIdOf: Map<number, string>, filters?: CandidateFilters): Promise<{ runs: Runs; rows: Map<string, KeywordHitRow[]> }> {
   const runs: Runs = new Map();
   const rowsOf = new Map<string, KeywordHitRow[]>();
   for (const q of split.queries) {
-    const stmt = buildKeywordQuery(parseSearchQuery(q.text), { limit: LIMIT, settings, ...(filters ? { filters } : {}) });
-    const rows = stmt ? await executeKeywordQuery(db, stmt) : [];
+    const rows = (await searchKeyword(db, parseSearchQuery(q.text), { limit: LIMIT, settings, ...(filters ? { filters } : {}) })).hits;
     rowsOf.set(q.id, rows);
     runs.set(q.id, rows.map((r) => corpusIdOf.get(r.id) ?? `?${r.id}`));
   }
@@ -200,8 +199,7 @@ async function latency(db: SqlDatabase, texts: string[], settings: KeywordRankin
   const run = async (text: string): Promise<void> => {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const stmt = buildKeywordQuery(parseSearchQuery(text), { limit, settings, ...(filters ? { filters } : {}) });
-    if (stmt) await executeKeywordQuery(db, stmt);
+    await searchKeyword(db, parseSearchQuery(text), { limit, settings, ...(filters ? { filters } : {}) });
     wall.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);
@@ -342,17 +340,8 @@ async function nativePostgres(url: string, variantName: string, settings: Keywor
     const corpusIdOf = new Map(ids.map((id, i) => [id, corpusIds[i]!]));
     const s = evaluateRuns((await sqlRuns(db, test, settings, corpusIdOf)).runs, test.qrels);
     const l = await latency(db, test.queries.map((q) => q.text), settings, 50);
-    // Without `SET LOCAL jit = off` (what executeKeywordQuery does), for the record:
-    const jitTimes: number[] = [];
-    for (const q of test.queries.slice(0, 30)) {
-      const stmt = buildKeywordQuery(parseSearchQuery(q.text), { limit: 50, settings });
-      const t0 = performance.now();
-      if (stmt) await db.query(stmt.text, stmt.params);
-      jitTimes.push(performance.now() - t0);
-    }
     console.log(`\nNative PostgreSQL (${(await db.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]?.v ?? '?'}): load ${(loadMs / 1000).toFixed(1)} s; ` +
-      `test nDCG@10 ${fmt(s.ndcgAt10)} R@100 ${fmt(s.recallAt100)}; keyword limit 50 p50 ${ms(l.p50)} ms p95 ${ms(l.p95)} ms ` +
-      `(with JIT left on: p50 ${ms(percentile(jitTimes, 0.5))} ms over 30 queries)`);
+      `test nDCG@10 ${fmt(s.ndcgAt10)} R@100 ${fmt(s.recallAt100)}; keyword limit 50 p50 ${ms(l.p50)} ms p95 ${ms(l.p95)} ms`);
   } finally {
     await db.close();
   }

@@ -16,6 +16,7 @@ import { createApp } from './http/app.js';
 import { FilterRunner } from './indexing/filter-runner.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
+import { IndexUpkeep } from './indexing/upkeep.js';
 import { OwnDataDir } from './lib/paths.js';
 import { createLogger, type Logger } from './logger.js';
 import { ModelService } from './models/model.service.js';
@@ -35,6 +36,8 @@ export interface Service {
   store: StoreHandle;
   pool: PipelinePool;
   indexing: IndexingService;
+  /** The index's background upkeep (sealing keyword blocks, statistics). */
+  upkeep: IndexUpkeep;
   /** The embedding model: the active embedder, its download, the query lanes (`models.ready`: start-up checks done). */
   models: ModelService;
   watcher: WatcherService;
@@ -96,7 +99,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const models = new ModelService({ config, pool, initial: embedder, bus, logger });
     stack.push(() => models.close());
 
-    // Indexing: the per-file flow, the runs, and filter changes brought to the index.
+    // Indexing: the per-file flow, the runs, the index's upkeep after them, and filter changes brought to the index.
+    const upkeep = new IndexUpkeep({ store: store.api, logger: logger.child({ actor: 'upkeep' }) });
+    stack.push(() => upkeep.close());
     const indexer = new Indexer({
       store: store.api,
       pool,
@@ -119,7 +124,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       logger: logger.child({ actor: 'indexing' }),
       ownData,
       embeddingModel: () => models.active.identity,
-      embeddingDimension: () => models.active.dimension,
+      upkeep,
     });
     stack.push(() => indexing.close());
     const filterRunner = new FilterRunner({ filters, jobs, files: store.api.files, indexing, logger: logger.child({ actor: 'filters' }), ownData });
@@ -210,6 +215,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       store,
       pool,
       indexing,
+      upkeep,
       models,
       watcher,
       queue,

@@ -4,8 +4,8 @@
  * then scored in JavaScript with the same formula as src/search/bm25.ts. The experiment re-runs the chosen
  * points through the real SQL (keyword-query.ts) to confirm both agree.
  */
-import { bm25Idf, type FieldWeights } from '../../src/store/queries/bm25.js';
-import { KEYWORD_TS_CONFIG } from '../../src/store/queries/keyword.js';
+import { bm25Idf, type FieldWeights } from '../../src/store/keyword/bm25.js';
+import { KEYWORD_TS_CONFIG } from '../../src/store/keyword/query.js';
 import type { SqlExecutor } from '../../src/store/sql.js';
 
 export interface GridPoint {
@@ -59,7 +59,8 @@ export async function loadGridData(db: SqlExecutor, queries: ReadonlyMap<string,
   }
   const postings = new Map<string, { doc: number; tf: [number, number, number, number] }[]>();
   const { rows } = await db.query<{ lexeme: string; file_id: number; tf_a: number; tf_b: number; tf_c: number; tf_d: number }>(
-    'SELECT lexeme, file_id, tf_a, tf_b, tf_c, tf_d FROM file_terms WHERE lexeme = ANY($1::text[])',
+    // A freshly loaded experiment database has every posting unsealed, in the tail.
+    'SELECT t.lexeme, d.file_id, t.tf_a, t.tf_b, t.tf_c, t.tf_d FROM keyword_tail t JOIN keyword_docs d USING (doc) WHERE t.lexeme = ANY($1::text[])',
     [[...all]],
   );
   for (const r of rows) {

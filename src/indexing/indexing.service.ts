@@ -12,12 +12,11 @@ import type { StoreApi } from '../store/store.js';
 import { looksUnchanged, type Indexer } from './indexer.js';
 import { Limiter } from '../lib/limiter.js';
 import { IndexRun } from './run.js';
+import type { IndexUpkeep } from './upkeep.js';
 import { isWithin, type OwnDataDir } from '../lib/paths.js';
 
 /** Stale files fetched per query of a re-embed run (ids and paths only; the text is read per file). */
 const REEMBED_PAGE = 500;
-/** Files written by one run that make it worth refreshing the database's statistics afterwards. */
-const MAINTENANCE_THRESHOLD = 100;
 
 export interface DirectoryRunOptions {
   kind: IndexRunKind;
@@ -39,10 +38,10 @@ export interface IndexingServiceDeps {
   /** Never indexed: the service's own data directory (its database would index itself). */
   ownData: OwnDataDir;
   embeddingModel: () => string | null;
-  /** Dimension of the active embedder, when known (the vector index is built for it after a run). */
-  embeddingDimension: () => number | null;
   /** Files in flight per run beyond the pool's threads keep every thread busy while results are written. */
   inFlightPerThread?: number;
+  /** The index's background upkeep, told what each run wrote. */
+  upkeep?: IndexUpkeep;
 }
 
 /**
@@ -167,25 +166,12 @@ export class IndexingService {
     await this.settled();
   }
 
-  /**
-   * After a burst of writes, refresh planner statistics and the visibility map: PGlite has no autovacuum, and
-   * the keyword query reads postings by index-only scan (measured p50 15-20 ms before, 6 ms after, at 5k files).
-   */
-  async #maintainAfter(run: IndexRun): Promise<void> {
-    if (run.counts.indexed + run.counts.removed < MAINTENANCE_THRESHOLD) return;
-    try {
-      await this.deps.store.search.maintain();
-    } catch (err) {
-      this.deps.logger.warn({ err }, 'database maintenance after a run failed');
-    }
-  }
-
   #track(run: IndexRun, work: () => Promise<void>): Promise<void> {
     this.#runs.add(run);
     const done = work()
       .catch((err: unknown) => this.deps.logger.error({ err, run: run.id }, 'indexing run failed'))
-      .then(() => this.#maintainAfter(run))
       .finally(() => {
+        this.deps.upkeep?.written(run.counts.indexed + run.counts.removed, true);
         run.complete();
         this.#runs.delete(run);
         this.#finished.delete(done);
@@ -222,9 +208,6 @@ export class IndexingService {
       await limiter.drain();
       if (found === 0) break;
     }
-    if (run.signal.aborted) return;
-    const dimension = this.deps.embeddingDimension();
-    if (dimension !== null && run.counts.indexed > 0) await store.files.ensureVectorIndex(dimension);
   }
 
   async #scan(run: IndexRun, directory: string, options: DirectoryRunOptions): Promise<void> {
@@ -274,9 +257,6 @@ export class IndexingService {
     );
     // Still on disk: the walk left it out, i.e. the filters (or the job's file_pattern) now exclude it.
     for (const p of stale) await indexer.removeFile(p, (await exists(p)) ? 'excluded' : 'deleted', run);
-
-    const dimension = this.deps.embeddingDimension();
-    if (dimension !== null && run.counts.indexed > 0) await store.files.ensureVectorIndex(dimension);
   }
 }
 

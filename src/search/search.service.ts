@@ -4,7 +4,7 @@ import type { QueryLane } from '../models/query-lanes.js';
 import type { Settings } from '../settings/schema.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { CandidateFilters } from '../store/queries/filters.js';
-import type { KeywordRankingSettings } from '../store/queries/keyword.js';
+import type { KeywordRankingSettings } from '../store/keyword/query.js';
 import type { ParsedQuery } from '../store/queries/parsed-query.js';
 import type { FileSummary } from '../store/repositories/files.types.js';
 import type { SearchFileRow } from '../store/repositories/search.repository.js';

@@ -1,9 +1,9 @@
 /**
  * Typo tolerance on the search side: the store names each query word no file contains and the word one edit away
- * that replaces it (store/queries/lexicon.ts); here the replacements are written into the query text, for
+ * that replaces it (store/keyword/lexicon.ts); here the replacements are written into the query text, for
  * `did_you_mean` and, under the measured rule below, for the search itself. Pure.
  */
-import type { CorrectionRow } from '../store/queries/lexicon.js';
+import type { CorrectionRow } from '../store/keyword/lexicon.js';
 
 /** What a search does with misspelt words: search the corrected words too, only suggest them, or neither. */
 export const TYPO_CORRECTION_MODES = ['search', 'suggest', 'off'] as const;

@@ -43,7 +43,7 @@ const METHODS = {
   },
   embeddings: { stale: true, countStale: true, countByModel: true, chunkSummary: true, source: true, replace: true, copy: true },
   queue: { loadAll: true, upsert: true, remove: true },
-  search: { keyword: true, semantic: true, describe: true, corrections: true, maintain: true },
+  search: { keyword: true, semantic: true, describe: true, corrections: true, sealKeywords: true, unsealedKeywords: true, analyze: true },
 } as const satisfies { [R in RepositoryName]: Record<StoreMethod<R>, true> };
 
 /** The method names of a repository. */

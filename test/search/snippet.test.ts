@@ -6,7 +6,7 @@ import { buildSnippet, TermMatcher, type Snippet } from '../../src/search/snippe
 import type { SqlDatabase } from '../../src/store/sql.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { sharedPath } from '../helpers/shared.js';
-import { openKeywordTestDb } from '../store/queries/keyword-fixture.js';
+import { openKeywordTestDb } from '../store/keyword/fixture.js';
 import { insertFiles } from '../../bench/lib/keyword-db.js';
 
 /** The distinct lower-case words of the first `chars` characters of the SciFact corpus. */

@@ -37,14 +37,7 @@ export class PgliteStatements {
 
   async run<Row>(text: string, params: readonly SqlValue[]): Promise<SqlResult<Row>> {
     const statement = await this.#statement(text);
-    if (params.length !== statement.paramTypes.length) {
-      throw new RangeError(`statement takes ${statement.paramTypes.length} parameters, got ${params.length}`);
-    }
-    const values = params.map((value, i) => {
-      if (value === null || value === undefined) return null;
-      const serializer = this.db.serializers[statement.paramTypes[i] ?? 0];
-      return serializer ? (serializer(value) as string) : String(value);
-    });
+    const values = this.#values(statement, params);
     const messages = await this.db.execProtocolStream(
       Buffer.concat([
         protocol.serialize.bind({ statement: statement.name, values }),
@@ -56,6 +49,32 @@ export class PgliteStatements {
     );
     const result: Results<Row> | undefined = parse.parseResults(messages, this.db.parsers)[0] as Results<Row> | undefined;
     return { rows: result?.rows ?? [], affectedRows: result?.affectedRows ?? 0 };
+  }
+
+  /**
+   * Runs a statement in the binary result format and answers each row's fields as raw bytes. PGlite's own bind
+   * serializer cannot ask for binary results (it writes a format count without the format), and its parser reads
+   * every field as UTF-8 text, so this builds the Bind and reads the answer's messages itself.
+   */
+  async runBytes(text: string, params: readonly SqlValue[]): Promise<(Uint8Array | null)[][]> {
+    const statement = await this.#statement(text);
+    const reply = await this.db.execProtocolRaw(
+      Buffer.concat([binaryResultBind(statement.name, this.#values(statement, params)), protocol.serialize.execute({}), protocol.serialize.sync()]),
+      { syncToFs: false },
+    );
+    return dataRows(reply);
+  }
+
+  /** The parameters as text, by the type PostgreSQL inferred for each. */
+  #values(statement: Prepared, params: readonly SqlValue[]): (string | null)[] {
+    if (params.length !== statement.paramTypes.length) {
+      throw new RangeError(`statement takes ${statement.paramTypes.length} parameters, got ${params.length}`);
+    }
+    return params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = this.db.serializers[statement.paramTypes[i] ?? 0];
+      return serializer ? (serializer(value) as string) : String(value);
+    });
   }
 
   async #statement(text: string): Promise<Prepared> {
@@ -85,4 +104,67 @@ export class PgliteStatements {
       syncToFs: false,
     });
   }
+}
+
+/** A Bind message (protocol v3) with text parameters and every result column in the binary format. */
+function binaryResultBind(statement: string, values: readonly (string | null)[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`\0${statement}\0`), int16(0), int16(values.length)];
+  for (const value of values) {
+    if (value === null) {
+      parts.push(int32(-1));
+      continue;
+    }
+    const bytes = Buffer.from(value, 'utf8');
+    parts.push(int32(bytes.length), bytes);
+  }
+  parts.push(int16(1), int16(1)); // one result format code, applying to every column: binary
+  const body = Buffer.concat(parts);
+  return Buffer.concat([Buffer.from([0x42]), int32(body.length + 4), body]);
+}
+
+function int16(n: number): Buffer {
+  const b = Buffer.alloc(2);
+  b.writeInt16BE(n);
+  return b;
+}
+
+function int32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+}
+
+/** The DataRow fields of a reply, as views on it; an ErrorResponse is thrown with the server's message. */
+function dataRows(reply: Uint8Array): (Uint8Array | null)[][] {
+  const view = new DataView(reply.buffer, reply.byteOffset, reply.byteLength);
+  const rows: (Uint8Array | null)[][] = [];
+  let error: string | null = null;
+  for (let at = 0; at + 5 <= reply.length; ) {
+    const type = reply[at]!;
+    const length = view.getInt32(at + 1);
+    const body = at + 5;
+    if (type === 0x44) {
+      // 'D': field count, then each field's length (-1 for NULL) and bytes
+      const count = view.getInt16(body);
+      const row: (Uint8Array | null)[] = [];
+      for (let i = 0, p = body + 2; i < count; i++) {
+        const size = view.getInt32(p);
+        p += 4;
+        row.push(size < 0 ? null : reply.subarray(p, p + size));
+        if (size > 0) p += size;
+      }
+      rows.push(row);
+    } else if (type === 0x45) {
+      // 'E': fields of (code byte, cstring) until a zero byte; 'M' is the message
+      for (let p = body; p < at + 1 + length && reply[p] !== 0; ) {
+        const code = reply[p]!;
+        const end = reply.indexOf(0, p + 1);
+        if (code === 0x4d) error = Buffer.from(reply.subarray(p + 1, end)).toString('utf8');
+        p = end + 1;
+      }
+    }
+    at += 1 + length;
+  }
+  if (error !== null) throw new Error(error);
+  return rows;
 }

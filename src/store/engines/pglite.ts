@@ -24,6 +24,11 @@ function executor(db: PGlite, statements: PgliteStatements, tx: Transaction | nu
       const result = await target.query<Row>(text, params as unknown[]);
       return { rows: result.rows, affectedRows: result.affectedRows };
     },
+    async queryBytes(text: string, params: readonly SqlValue[] = []): Promise<(Uint8Array | null)[][]> {
+      const run = () => db._runExclusiveQuery(() => statements.runBytes(text, params));
+      if (tx) return run();
+      return db._runExclusiveTransaction(run);
+    },
     async exec(text: string): Promise<void> {
       await target.exec(text);
     },
@@ -41,6 +46,7 @@ export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
   const statements = new PgliteStatements(db);
   return {
+    engine: 'pglite',
     ...executor(db, statements, null),
     transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) => db.transaction((tx) => fn(executor(db, statements, tx))),
     close: () => db.close(),

@@ -14,6 +14,10 @@ function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
       const result = await target.query(text, params as unknown[]);
       return { rows: result.rows as Row[], affectedRows: result.rowCount ?? 0 };
     },
+    async queryBytes(text: string, params: readonly SqlValue[] = []): Promise<(Uint8Array | null)[][]> {
+      const result = await target.query<(Uint8Array | null)[]>({ text, values: params as unknown[], rowMode: 'array' });
+      return result.rows;
+    },
     async exec(text: string): Promise<void> {
       await target.query(text);
     },
@@ -57,6 +61,7 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
     throw new Error(`Cannot use the PostgreSQL server at ${describeDatabaseUrl(url)}: ${reason}`);
   }
   return {
+    engine: 'postgres',
     ...executor(pool),
     async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       const client = await pool.connect();

@@ -33,7 +33,12 @@ export interface FilesRepository {
   listPaths(after: string | null, limit: number): Promise<string[]>;
   get(id: number): Promise<FileRecord | null>;
   stats(): Promise<FileStats>;
-  /** Creates the HNSW index for vectors of this dimension if missing (after a bulk load is cheapest). */
+  /**
+   * Creates the HNSW index for vectors of this dimension if missing, before the first vector of it is written:
+   * from then on each insert keeps it up to date, so no long build ever holds the database (on PGlite, one build
+   * over a bulk run's vectors froze every search for minutes). Over rows already there, a server builds it
+   * CONCURRENTLY (searches and writes go on); PGlite builds it in one statement.
+   */
   ensureVectorIndex(dimension: number): Promise<boolean>;
 }
 
@@ -332,12 +337,20 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
     async ensureVectorIndex(dimension) {
       if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16000) throw new RangeError(`bad dimension ${dimension}`);
       const name = `chunks_embedding_hnsw_${dimension}`;
-      const { rows } = await db.query(`SELECT 1 FROM pg_indexes WHERE indexname = $1`, [name]);
-      if (rows.length > 0) return false;
-      // The dimension is an integer checked above: safe to inline (DDL takes no parameters).
-      await db.exec(
-        `CREATE INDEX IF NOT EXISTS ${name} ON chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE dim = ${dimension}`,
+      const { rows } = await db.query<{ valid: boolean }>(
+        `SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1`,
+        [name],
       );
+      if (rows[0]?.valid) return false;
+      // The dimension is an integer checked above: safe to inline (DDL takes no parameters).
+      const definition = `ON chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE dim = ${dimension}`;
+      if (db.engine === 'postgres') {
+        // A concurrent build that failed leaves an invalid index behind: replace it.
+        if (rows.length > 0) await db.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+        await db.exec(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ${definition}`);
+      } else {
+        await db.exec(`CREATE INDEX IF NOT EXISTS ${name} ${definition}`);
+      }
       return true;
     },
   };

@@ -1,7 +1,9 @@
 import pgvector from 'pgvector';
-import { buildKeywordQuery, buildCandidateConditions, executeKeywordQuery, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordQueryOptions } from '../queries/keyword.js';
+import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordQueryOptions } from '../keyword/query.js';
+import { searchKeyword } from '../keyword/search.js';
+import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import type { CandidateFilters } from '../queries/filters.js';
-import { buildCorrectionQuery, type CorrectionRow } from '../queries/lexicon.js';
+import { buildCorrectionQuery, type CorrectionRow } from '../keyword/lexicon.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import { SqlParams } from '../queries/params.js';
 import type { SqlDatabase } from '../sql.js';
@@ -43,10 +45,20 @@ export interface SearchRepository {
    * words stemmed, stop words left out, each once) to cut their snippets with. One call: one hop to the store.
    */
   describe(ids: number[], queryText: string): Promise<DescribedResults>;
-  /** The query's words that no file contains, each with its nearest lexicon word (queries/lexicon.ts); [] when none. */
+  /** The query's words that no file contains, each with its nearest lexicon word (keyword/lexicon.ts); [] when none. */
   corrections(queryText: string): Promise<CorrectionRow[]>;
-  /** Refreshes planner statistics and the visibility map after a burst of writes (PGlite has no autovacuum). */
-  maintain(): Promise<void>;
+  /**
+   * Seals up to `maxDocs` unsealed documents of the keyword index into blocks, in one short transaction; answers
+   * how many it sealed and how many remain. The caller repeats it in slices (searches run between them).
+   */
+  sealKeywords(maxDocs: number): Promise<SealProgress>;
+  /** Documents of the keyword index not sealed into blocks yet. */
+  unsealedKeywords(): Promise<number>;
+  /**
+   * Refreshes planner statistics after a burst of writes (PGlite has no autovacuum), one table per statement:
+   * ANALYZE samples a bounded number of rows, so each stays short whatever the size of the index.
+   */
+  analyze(): Promise<void>;
 }
 
 /**
@@ -67,8 +79,11 @@ const SNIPPET_SOURCE_CHARS = 20_000;
 export function createSearchRepository(db: SqlDatabase): SearchRepository {
   return {
     async keyword(query, options) {
-      const statement = buildKeywordQuery(query, options);
-      return statement ? executeKeywordQuery(db, statement) : [];
+      return (await searchKeyword(db, query, options)).hits;
+    },
+
+    sealKeywords(maxDocs) {
+      return sealKeywordIndex(db, maxDocs);
     },
 
     async semantic(search) {
@@ -139,8 +154,15 @@ LIMIT ${files}`;
       return (await db.query<CorrectionRow>(statement.text, statement.params, { prepare: true })).rows;
     },
 
-    async maintain() {
-      await db.exec('VACUUM (ANALYZE) files, chunks, file_terms, file_segments, keyword_docs');
+    async unsealedKeywords() {
+      const { rows } = await db.query<{ n: number }>('SELECT count(*)::integer AS n FROM keyword_docs WHERE doc > (SELECT upto FROM keyword_seal)');
+      return rows[0]?.n ?? 0;
+    },
+
+    async analyze() {
+      for (const table of ['files', 'chunks', 'keyword_docs', 'keyword_tail', 'keyword_blocks', 'keyword_dead', 'file_segments']) {
+        await db.exec(`ANALYZE ${table}`);
+      }
     },
   };
 }

@@ -1,34 +1,32 @@
 /**
- * The keyword statement against a real database (PGlite, and PostgreSQL with TEST_DATABASE_URL): BM25F scores
- * equal the reference formula, the exact-name tier, filters inside the query, phrases and exclusions.
+ * Keyword search on the block index against a real database (PGlite, and PostgreSQL with TEST_DATABASE_URL): BM25F
+ * scores equal the reference formula, the exact-name tier, filters inside the query, phrases and exclusions, and
+ * the pruned top-k equal to scoring every document, sealed, unsealed, deleted and re-indexed alike.
  */
 import { expect } from 'chai';
 import { insertFiles, type FileRowInput } from '../../../bench/lib/keyword-db.js';
-import { bm25Score, type FieldValues } from '../../../src/store/queries/bm25.js';
+import { bm25Score, type FieldValues } from '../../../src/store/keyword/bm25.js';
 import type { CandidateFilters } from '../../../src/store/queries/filters.js';
-import {
-  buildCandidateConditions,
-  buildKeywordQuery,
-  DEFAULT_KEYWORD_RANKING,
-  executeKeywordQuery,
-  type KeywordHitRow,
-  type KeywordRankingSettings,
-} from '../../../src/store/queries/keyword.js';
+import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
+import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
+import { buildCorrectionQuery, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
+import { searchKeyword } from '../../../src/store/keyword/search.js';
+import { seededRandom } from '../../../scripts/lib/seeded-random.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
 import { SqlParams } from '../../../src/store/queries/params.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
 import { forEachEngine } from '../../helpers/engines.js';
-import { openKeywordTestDb } from './keyword-fixture.js';
+import { openKeywordTestDb } from './fixture.js';
 
 const f = (name: number, keywords: number, summary: number, content: number): FieldValues => ({ name, keywords, summary, content });
 
 async function search(
   db: SqlDatabase,
   text: string,
-  options: { limit?: number; filters?: CandidateFilters; settings?: KeywordRankingSettings; onlyIds?: number[] } = {},
+  options: { limit?: number; filters?: CandidateFilters; settings?: KeywordRankingSettings; exhaustive?: boolean } = {},
 ): Promise<KeywordHitRow[]> {
-  const stmt = buildKeywordQuery(parseSearchQuery(text), { limit: options.limit ?? 50, ...options });
-  return stmt ? executeKeywordQuery(db, stmt) : [];
+  const { exhaustive, ...rest } = options;
+  return (await searchKeyword(db, parseSearchQuery(text), { limit: options.limit ?? 50, ...rest }, { exhaustive: exhaustive ?? false })).hits;
 }
 
 function file(name: string, rest: Partial<FileRowInput> = {}, dir = '/docs'): FileRowInput {
@@ -36,23 +34,15 @@ function file(name: string, rest: Partial<FileRowInput> = {}, dir = '/docs'): Fi
   return { path: `${dir}/${name}`, filename: name, extension: dot > 0 ? name.slice(dot + 1).toLowerCase() : '', ...rest };
 }
 
-describe('buildKeywordQuery', () => {
-  it('answers null when there is nothing positive to look for', () => {
-    for (const text of ['', '   ', '-draft', '-"old copy"', '""']) {
-      expect(buildKeywordQuery(parseSearchQuery(text), { limit: 10 }), text).to.equal(null);
-    }
-  });
-
-  it('refuses settings and limits that cannot have been validated', () => {
-    const q = parseSearchQuery('x');
-    expect(() => buildKeywordQuery(q, { limit: 0 })).to.throw(/limit/);
-    expect(() => buildKeywordQuery(q, { limit: 5, settings: { ...DEFAULT_KEYWORD_RANKING, b: 2 } })).to.throw(/settings/);
+describe('buildTermsStatement', () => {
+  it('refuses settings that cannot have been validated', () => {
+    expect(() => buildTermsStatement('x', { ...DEFAULT_KEYWORD_RANKING, b: 2 })).to.throw(/settings/);
     const zero = { name: 0, keywords: 0, summary: 0, content: 0 };
-    expect(() => buildKeywordQuery(q, { limit: 5, settings: { ...DEFAULT_KEYWORD_RANKING, fieldWeights: zero } })).to.throw(/settings/);
+    expect(() => buildTermsStatement('x', { ...DEFAULT_KEYWORD_RANKING, fieldWeights: zero })).to.throw(/settings/);
   });
 
   it('never puts user text into the SQL, only into parameters', () => {
-    const stmt = buildKeywordQuery(parseSearchQuery(`x'); DROP TABLE files; -- "a b" -c`), { limit: 5 })!;
+    const stmt = buildTermsStatement(`x'); DROP TABLE files; -- "a b" -c`, DEFAULT_KEYWORD_RANKING);
     expect(stmt.text).to.not.include('DROP');
     expect(stmt.params.some((p) => typeof p === 'string' && p.startsWith("x'); DROP TABLE files;"))).to.equal(true);
   });
@@ -186,12 +176,9 @@ forEachEngine('keyword search', (engine) => {
     expect(no).to.be.a('number');
   });
 
-  it('scores only the given files with onlyIds, with the same scores', async () => {
-    const ids = await insertFiles(db, [1, 2, 3, 4].map((i) => file(`n${i}.txt`, { content: `nu ${'xi '.repeat(i)}` })));
-    const all = await search(db, 'nu xi');
-    const some = await search(db, 'nu xi', { onlyIds: [ids[1]!, ids[3]!] });
-    expect(some.map((r) => r.id).sort()).to.deep.equal([ids[1], ids[3]].sort());
-    for (const r of some) expect(r.score).to.be.closeTo(all.find((x) => x.id === r.id)!.score, 1e-9);
+  it('answers nothing when there is nothing positive to look for', async () => {
+    await insertFiles(db, [file('draft.txt', { content: 'old copy draft' })]);
+    for (const text of ['', '   ', '-draft', '-"old copy"', '""']) expect(await search(db, text), text).to.deep.equal([]);
   });
 
   it('finds a failed file (no text) by its name', async () => {
@@ -213,5 +200,88 @@ forEachEngine('keyword search', (engine) => {
     }
     expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM files')).rows[0]!.n).to.equal(1);
     expect((await search(db, "o'brien"))[0]).to.be.an('object');
+  });
+
+  it('the pruned top-k equals scoring every document, with the same scores, sealed or not, after deletes and re-indexing', async function () {
+    this.timeout(120_000);
+    // A corpus with skew (a few topical words) and noise, so that pruning has work to do and ties happen.
+    const random = seededRandom(7);
+    const vocabulary = Array.from({ length: 400 }, (_, i) => `w${i}`);
+    const pick = () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]!;
+    const text = (n: number) => Array.from({ length: n }, pick).join(' ');
+    const rows = Array.from({ length: 900 }, (_, i) =>
+      file(`f${i}.txt`, { title: random() < 0.3 ? text(3) : '', keywords: random() < 0.2 ? [pick(), pick()] : [], content: text(5 + Math.floor(random() * 120)) }),
+    );
+    const ids = await insertFiles(db, rows);
+    const queries = Array.from({ length: 25 }, (_, i) => (i % 5 === 0 ? `w1 w2 ${pick()}` : text(2 + (i % 6))));
+    const same = async (label: string) => {
+      for (const q of queries) {
+        for (const limit of [1, 7, 50]) {
+          const pruned = await search(db, q, { limit });
+          const full = await search(db, q, { limit, exhaustive: true });
+          expect(pruned, `${label}: '${q}' top ${limit}`).to.deep.equal(full);
+        }
+      }
+    };
+    await same('all unsealed');
+    await sealKeywordIndex(db, 300);
+    await same('a third sealed');
+    while ((await sealKeywordIndex(db, 250)).remaining > 0);
+    await same('all sealed');
+    // Deleted and re-indexed documents leave dead postings in their blocks; new ones land in the tail.
+    await db.query('DELETE FROM files WHERE id = ANY($1::bigint[])', [ids.filter((_, i) => i % 7 === 0)]);
+    await db.query(`UPDATE files SET content = content || ' w1 w1 w2' WHERE id = ANY($1::bigint[])`, [ids.filter((_, i) => i % 11 === 1)]);
+    await insertFiles(db, Array.from({ length: 60 }, (_, i) => file(`g${i}.txt`, { content: text(40) })));
+    await same('with dead postings and a tail');
+    const dead = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM keyword_dead')).rows[0]!.n;
+    expect(dead).to.be.greaterThan(0);
+    await sealKeywordIndex(db, 1000);
+    await same('sealed again');
+    // And with filters, settings of other weights, and phrases.
+    for (const q of queries.slice(0, 8)) {
+      const filters = { pathGlob: 'f1*.txt' };
+      expect(await search(db, q, { limit: 10, filters })).to.deep.equal(await search(db, q, { limit: 10, filters, exhaustive: true }));
+      const settings = { k1: 0.9, b: 0.4, queryTermFrequency: true, fieldWeights: f(0, 2, 0, 1) };
+      expect(await search(db, q, { limit: 10, settings })).to.deep.equal(await search(db, q, { limit: 10, settings, exhaustive: true }));
+    }
+  });
+
+  it('scores a sealed document exactly as it scored in the tail', async () => {
+    await insertFiles(db, Array.from({ length: 200 }, (_, i) => file(`s${i}.txt`, { content: `alpha ${'beta '.repeat(i % 9)} gamma${i % 13}` })));
+    const before = await search(db, 'alpha beta gamma3', { limit: 200 });
+    while ((await sealKeywordIndex(db, 64)).remaining > 0);
+    expect(await search(db, 'alpha beta gamma3', { limit: 200 })).to.deep.equal(before);
+  });
+
+  it('scores only the files asked (onlyIds) exactly as the full search does, sealed or not, filters applied', async () => {
+    const ids = await insertFiles(db, Array.from({ length: 300 }, (_, i) => file(`o${i}.${i % 2 ? 'md' : 'txt'}`, { content: `alpha ${'beta '.repeat(i % 7)} gamma${i % 11}` })));
+    await sealKeywordIndex(db, 150); // half sealed, half in the tail
+    const full = new Map((await search(db, 'beta gamma4', { limit: 300 })).map((h) => [h.id, h.score]));
+    const asked = ids.filter((_, i) => i % 5 === 0);
+    const only = (await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: asked.length, onlyIds: asked })).hits;
+    expect(only.length).to.be.greaterThan(10);
+    for (const h of only) expect(h.score).to.equal(full.get(h.id));
+    // Every asked file that holds a query word is there, and nothing else.
+    expect(only.map((h) => h.id).sort((x, y) => x - y)).to.deep.equal(asked.filter((id) => full.has(id)).sort((x, y) => x - y));
+    const md = (await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: asked.length, onlyIds: asked, filters: { extensions: ['md'] } })).hits;
+    expect(md.length).to.be.greaterThan(0);
+    expect(md.every((h) => ids.indexOf(h.id) % 2 === 1)).to.equal(true);
+  });
+
+  it('corrects a word no file holds to the word one edit away that files hold, sealed or in the tail', async () => {
+    const corrections = async (text: string): Promise<CorrectionRow[]> => {
+      const statement = buildCorrectionQuery(text)!;
+      return (await db.query<CorrectionRow>(statement.text, statement.params)).rows;
+    };
+    await insertFiles(db, [
+      ...Array.from({ length: 5 }, (_, i) => file(`p${i}.txt`, { content: 'change your password often' })),
+      file('q.txt', { content: 'passport renewal' }),
+    ]);
+    const expected = (rows: CorrectionRow[]) => rows.map((r) => [r.word, r.replacement, r.df]);
+    expect(expected(await corrections('pasword chnage renewal'))).to.deep.equal([['chnage', 'change', 5], ['pasword', 'password', 5]]);
+    while ((await sealKeywordIndex(db, 2)).remaining > 0);
+    await insertFiles(db, [file('r.txt', { content: 'password manager' })]); // one more in the tail
+    expect(expected(await corrections('pasword chnage renewal'))).to.deep.equal([['chnage', 'change', 5], ['pasword', 'password', 6]]);
+    expect(await corrections('password change')).to.deep.equal([]);
   });
 });

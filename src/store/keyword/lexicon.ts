@@ -6,7 +6,8 @@
  *   1. the query's words and their lexemes, read as the keyword index reads them (ts_debug: same parser,
  *      stemmer and stop words); words under MIN_LENGTH letters are left alone (too many real words are one
  *      edit apart);
- *   2. those whose lexeme no posting holds (an index probe each);
+ *   2. those whose lexeme no posting holds, in the tail or in a sealed block (an index probe each; a word of a
+ *      departed document lingers in its block until compaction: harmless for a suggestion);
  *   3. every one-edit variant of such a word (about 54 per letter), stemmed by the index's stemmer, kept when
  *      some file holds its lexeme;
  *   4. per word the variant whose lexeme the most files hold (ties: the same length as typed, then alphabetical).
@@ -16,8 +17,8 @@
  * wrong ("defenc"), and the GiST lookup cost 20–90 ms; variants of the word as typed are real words, which is
  * also what "did you mean" shows, and need no extra table or index to maintain while indexing.
  */
-import { KEYWORD_TS_CONFIG } from './keyword.js';
-import { SqlParams, type SqlStatement } from './params.js';
+import { SqlParams, type SqlStatement } from '../queries/params.js';
+import { KEYWORD_TS_CONFIG } from './query.js';
 
 /** A query word no file contains, and the word one edit away that replaces it. */
 export interface CorrectionRow {
@@ -37,6 +38,9 @@ export const MIN_LENGTH = 4;
 const MAX_WORDS = 8;
 /** Files counted per suggestion at most: enough to rank suggestions, bounded for very common words. */
 const DF_CAP = 10_000;
+/** Some posting holds the lexeme `column`: in the tail (recent documents) or in a sealed block (store/keyword/). */
+const held = (column: string): string =>
+  `(EXISTS (SELECT 1 FROM keyword_tail x WHERE x.lexeme = ${column}) OR EXISTS (SELECT 1 FROM keyword_blocks x WHERE x.lexeme = ${column}))`;
 const LETTERS = `'{${'abcdefghijklmnopqrstuvwxyz'.split('').join(',')}}'::text[]`;
 
 export function buildCorrectionQuery(text: string): SqlStatement | null {
@@ -53,7 +57,7 @@ WITH words AS (
 unknown AS (
   SELECT w.word, char_length(w.word) AS n
   FROM words w
-  WHERE NOT EXISTS (SELECT 1 FROM file_terms x WHERE x.lexeme = w.lexeme)
+  WHERE NOT ${held('w.lexeme')}
   ORDER BY char_length(w.word) DESC, w.word
   LIMIT ${MAX_WORDS}
 ),
@@ -81,9 +85,10 @@ stemmed AS (
 ),
 held AS (
   SELECT s.word, s.variant, s.lexeme,
-         (SELECT count(*) FROM (SELECT 1 FROM file_terms x WHERE x.lexeme = s.lexeme LIMIT ${DF_CAP}) AS c)::integer AS df
+         ((SELECT count(*) FROM (SELECT 1 FROM keyword_tail x WHERE x.lexeme = s.lexeme LIMIT ${DF_CAP}) AS c)
+          + (SELECT coalesce(sum(b.n), 0) FROM (SELECT n FROM keyword_blocks x WHERE x.lexeme = s.lexeme LIMIT ${Math.ceil(DF_CAP / 128)}) AS b))::integer AS df
   FROM stemmed s
-  WHERE EXISTS (SELECT 1 FROM file_terms x WHERE x.lexeme = s.lexeme)
+  WHERE ${held('s.lexeme')}
 )
 SELECT DISTINCT ON (h.word) h.word, h.variant AS replacement, h.lexeme, h.df
 FROM held h

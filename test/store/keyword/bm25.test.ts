@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { bm25Idf, bm25Score, bm25TermScore, weightedSum, type FieldValues } from '../../../src/store/queries/bm25.js';
+import { bm25Idf, bm25Score, bm25TermScore, weightedSum, type FieldValues } from '../../../src/store/keyword/bm25.js';
 
 const fields = (name: number, keywords: number, summary: number, content: number): FieldValues => ({ name, keywords, summary, content });
 

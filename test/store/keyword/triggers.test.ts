@@ -3,11 +3,11 @@
  * the files table, on PGlite and (with TEST_DATABASE_URL) PostgreSQL.
  */
 import { expect } from 'chai';
-import { insertFiles } from '../../bench/lib/keyword-db.js';
-import type { SqlDatabase } from '../../src/store/sql.js';
-import { expectRejection } from '../helpers/assert.js';
-import { forEachEngine } from '../helpers/engines.js';
-import { openKeywordTestDb } from './queries/keyword-fixture.js';
+import { insertFiles } from '../../../bench/lib/keyword-db.js';
+import type { SqlDatabase } from '../../../src/store/sql.js';
+import { expectRejection } from '../../helpers/assert.js';
+import { forEachEngine } from '../../helpers/engines.js';
+import { openKeywordTestDb } from './fixture.js';
 
 interface TermRow {
   lexeme: string;
@@ -21,10 +21,14 @@ interface TermRow {
   len_d: number;
 }
 
+/** The unsealed postings of a file's current document. */
 async function terms(db: SqlDatabase, fileId: number): Promise<Map<string, TermRow>> {
-  const { rows } = await db.query<TermRow>('SELECT * FROM file_terms WHERE file_id = $1', [fileId]);
+  const { rows } = await db.query<TermRow>('SELECT t.* FROM keyword_tail t JOIN keyword_docs d USING (doc) WHERE d.file_id = $1', [fileId]);
   return new Map(rows.map((r) => [r.lexeme, r]));
 }
+
+const docOf = async (db: SqlDatabase, fileId: number): Promise<number | undefined> =>
+  (await db.query<{ doc: number }>('SELECT doc FROM keyword_docs WHERE file_id = $1', [fileId])).rows[0]?.doc;
 
 async function statsAgree(db: SqlDatabase): Promise<void> {
   const { rows } = await db.query<Record<string, number>>(
@@ -75,12 +79,13 @@ forEachEngine('keyword index triggers', (engine) => {
     expect(t.has('kappa')).to.equal(false);
     expect(t.get('omicron')).to.include({ tf_d: 3, len_d: 3 });
     await statsAgree(db);
-    // an update that changes nothing indexed does not rebuild: the same row versions stay
-    const before = await db.query('SELECT ctid::text AS c FROM file_terms WHERE file_id = $1 ORDER BY lexeme', [b!]);
+    // an update that changes nothing indexed does not rebuild: the same document stays
+    const before = await docOf(db, b!);
     await db.query(`UPDATE files SET size = 5, title = title WHERE id = $1`, [b!]);
-    expect((await db.query('SELECT ctid::text AS c FROM file_terms WHERE file_id = $1 ORDER BY lexeme', [b!])).rows).to.deep.equal(before.rows);
+    expect(await docOf(db, b!)).to.equal(before);
+    const docA = await docOf(db, a!);
     await db.query(`DELETE FROM files WHERE id = $1`, [a!]);
-    expect((await db.query('SELECT 1 FROM file_terms WHERE file_id = $1', [a!])).rows).to.have.length(0);
+    expect((await db.query('SELECT 1 FROM keyword_tail WHERE doc = $1', [docA!])).rows).to.have.length(0);
     expect((await db.query('SELECT 1 FROM file_segments WHERE file_id = $1', [a!])).rows).to.have.length(0);
     await statsAgree(db);
     const n = (await db.query<{ n: number }>('SELECT n_docs::int AS n FROM keyword_stats')).rows[0]!.n;
@@ -96,7 +101,7 @@ forEachEngine('keyword index triggers', (engine) => {
     const [id] = await insertFiles(db, [{ path: '/d/long.txt', filename: 'long.txt', extension: 'txt', content }]);
     const segments = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM file_segments WHERE file_id = $1', [id!])).rows[0]!.n;
     expect(segments).to.be.greaterThan(20);
-    const needle = (await db.query<TermRow>(`SELECT * FROM file_terms WHERE file_id = $1 AND lexeme = 'needl'`, [id!])).rows[0];
+    const needle = (await terms(db, id!)).get('needl');
     expect(needle).to.include({ tf_d: 300, len_d: 150_000 });
   });
 
@@ -118,5 +123,65 @@ forEachEngine('keyword index triggers', (engine) => {
     expect(accents.map((p) => Buffer.byteLength(p))).to.deep.equal([1000, 1000, 1000, 1000, 1000]);
     expect(await pieces('', 1000)).to.deep.equal([]);
     expect(await pieces('short', 1000)).to.deep.equal(['short']);
+  });
+
+  it('gives each (re)indexing a new document above every earlier one', async () => {
+    const [a, b] = await insertFiles(db, [
+      { path: '/d/a.txt', filename: 'a.txt', extension: 'txt', content: 'one' },
+      { path: '/d/b.txt', filename: 'b.txt', extension: 'txt', content: 'two' },
+    ]);
+    const [da, db1] = [await docOf(db, a!), await docOf(db, b!)];
+    await db.query(`UPDATE files SET content = 'one more' WHERE id = $1`, [a!]);
+    const da2 = await docOf(db, a!);
+    expect(da2).to.be.greaterThan(Math.max(da!, db1!));
+    expect((await db.query('SELECT 1 FROM keyword_tail WHERE doc = $1', [da!])).rows).to.have.length(0);
+  });
+
+  it('keeps the short fields apart, and keywords apart from each other, for phrases', async () => {
+    const [id] = await insertFiles(db, [
+      { path: '/d/heart.txt', filename: 'heart.txt', extension: 'txt', title: 'Failure notes', keywords: ['heart', 'failure'], summary: 'stroke risk', content: 'risk factors' },
+    ]);
+    const matches = async (phrase: string) =>
+      (await db.query(`SELECT 1 FROM file_segments WHERE file_id = $1 AND tsv @@ phraseto_tsquery('filesift_english', $2)`, [id!, phrase])).rows.length > 0;
+    // 'heart failure': adjacent keywords; 'txt failure': file name then title; 'failure stroke': keywords then summary;
+    // 'risk risk': summary then content
+    for (const phrase of ['heart failure', 'txt failure', 'failure stroke', 'risk risk']) expect(await matches(phrase), phrase).to.equal(false);
+    for (const phrase of ['failure notes', 'stroke risk', 'risk factors']) expect(await matches(phrase), phrase).to.equal(true);
+  });
+
+  it('seals the lowest documents into new blocks of at most 128 each, byte for byte, below the watermark', async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => ({ path: `/d/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `common w${i % 3}` }));
+    await insertFiles(db, rows);
+    const seal = async (n: number) => (await db.query<{ n: number }>('SELECT filesift_keyword_seal($1) AS n', [n])).rows[0]!.n;
+    expect(await seal(100)).to.equal(100);
+    expect(await seal(150)).to.equal(150);
+    const blocks = (await db.query<{ n: number; first_doc: number; last_doc: number; bytes: number }>(
+      `SELECT n, first_doc::int, last_doc::int, length(postings) AS bytes FROM keyword_blocks WHERE lexeme = 'common' ORDER BY first_doc`,
+    )).rows;
+    expect(blocks.map((b) => b.n)).to.deep.equal([100, 128, 22]);
+    expect(blocks.every((b) => b.bytes === b.n * 22)).to.equal(true);
+    for (let i = 1; i < blocks.length; i++) expect(blocks[i - 1]!.last_doc).to.be.lessThan(blocks[i]!.first_doc);
+    // The watermark: every document at or below it is sealed, every one above in the tail.
+    const upto = (await db.query<{ upto: number }>('SELECT upto::int FROM keyword_seal')).rows[0]!.upto;
+    expect(upto).to.equal(blocks[2]!.last_doc);
+    expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM keyword_tail WHERE doc <= $1`, [upto])).rows[0]!.n).to.equal(0);
+    expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM keyword_tail WHERE lexeme = 'common'`)).rows[0]!.n).to.equal(50);
+    expect(await seal(1000)).to.equal(50);
+    expect(await seal(1000)).to.equal(0);
+  });
+
+  it('lists the postings of a sealed document that leaves as dead, until it is gone from every count', async () => {
+    const [a, b] = await insertFiles(db, [
+      { path: '/d/a.txt', filename: 'a.txt', extension: 'txt', content: 'kappa lambda' },
+      { path: '/d/b.txt', filename: 'b.txt', extension: 'txt', content: 'kappa' },
+    ]);
+    await db.query('SELECT filesift_keyword_seal(10)');
+    const docA = await docOf(db, a!);
+    await db.query(`UPDATE files SET content = 'lambda only' WHERE id = $1`, [a!]);
+    const dead = (await db.query<{ lexeme: string }>('SELECT lexeme FROM keyword_dead WHERE doc = $1 ORDER BY lexeme', [docA!])).rows.map((r) => r.lexeme);
+    expect(dead).to.deep.equal(['kappa', 'lambda', 'txt']);
+    await db.query(`DELETE FROM files WHERE id = $1`, [b!]);
+    expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM keyword_dead WHERE lexeme = 'kappa'`)).rows[0]!.n).to.equal(2);
+    await statsAgree(db);
   });
 });

@@ -1,0 +1,139 @@
+/**
+ * The index's upkeep after writes, in the background: documents of the keyword index are sealed into blocks (a
+ * large tail makes every search slower), and planner statistics are refreshed after a burst. PGlite runs one
+ * statement at a time, so the work is cut into slices sized to take about `sliceMs` each, with a pause between
+ * them in which waiting searches go first: no search ever waits behind upkeep for long. Hand-written scheduling:
+ * it is ours (what to do, how much at once, when to yield), not a solved problem a library could take.
+ */
+import type { Logger } from '../logger.js';
+import type { StoreApi } from '../store/store.js';
+
+export interface IndexUpkeepDeps {
+  store: Pick<StoreApi, 'search'>;
+  logger: Logger;
+  /** Target time of one slice (default 150 ms: well under a second even when the machine is loaded). */
+  sliceMs?: number;
+  /** Pause between slices, for waiting searches (default 25 ms). */
+  pauseMs?: number;
+  /** How often to look for work when nobody said so (default 5 s; 0: never). */
+  checkEveryMs?: number;
+  /** Unsealed documents worth sealing without being asked (default 256): a trickle waits for a run's end. */
+  tailThreshold?: number;
+  /** Documents written since the last ANALYZE that make another worth it (default 1,000). */
+  analyzeAfter?: number;
+}
+
+const FIRST_SLICE = 256;
+const MIN_SLICE = 16;
+const MAX_SLICE = 8192;
+
+export interface UpkeepState {
+  /** Whether a pass is running now. */
+  busy: boolean;
+  /** Documents sealed since start-up. */
+  sealed: number;
+  /** The longest single slice so far, in ms (the longest any search could have waited behind upkeep). */
+  longestSliceMs: number;
+}
+
+export class IndexUpkeep {
+  readonly #deps: IndexUpkeepDeps;
+  #slice = FIRST_SLICE;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #urgent = false;
+  #written = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #closed = false;
+  readonly #state: UpkeepState = { busy: false, sealed: 0, longestSliceMs: 0 };
+
+  constructor(deps: IndexUpkeepDeps) {
+    this.#deps = deps;
+    const every = deps.checkEveryMs ?? 5000;
+    if (every > 0) {
+      this.#timer = setInterval(() => this.#start(false), every);
+      this.#timer.unref();
+    }
+  }
+
+  get state(): UpkeepState {
+    return { ...this.#state };
+  }
+
+  /**
+   * `documents` files were written (indexed or removed). At the end of a run (`runEnded`) everything unsealed is
+   * sealed; otherwise only a tail past the threshold is.
+   */
+  written(documents: number, runEnded: boolean): void {
+    this.#written += documents;
+    if (runEnded || this.#written >= (this.#deps.tailThreshold ?? 256)) this.#start(runEnded);
+  }
+
+  /** Resolves when no pass is running or due (tests, benchmarks, shutdown). */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.idle();
+  }
+
+  #start(urgent: boolean): void {
+    if (this.#closed) return;
+    this.#urgent ||= urgent;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#pass()
+      .catch((err: unknown) => this.#deps.logger.warn({ err }, 'index upkeep failed; it is tried again later'))
+      .finally(() => {
+        this.#running = null;
+        this.#state.busy = false;
+        if (this.#again && !this.#closed) {
+          this.#again = false;
+          this.#start(false);
+        }
+      });
+  }
+
+  async #pass(): Promise<void> {
+    this.#state.busy = true;
+    const { search } = this.#deps.store;
+    const urgent = this.#urgent;
+    this.#urgent = false;
+    const threshold = urgent ? 1 : (this.#deps.tailThreshold ?? 256);
+    if ((await search.unsealedKeywords()) >= threshold) {
+      for (;;) {
+        if (this.#closed) return;
+        const started = performance.now();
+        const { sealed, remaining } = await search.sealKeywords(this.#slice);
+        const ms = performance.now() - started;
+        this.#state.sealed += sealed;
+        this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
+        this.#adapt(sealed, ms);
+        if (remaining === 0 || sealed === 0) break;
+        await pause(this.#deps.pauseMs ?? 25);
+      }
+    }
+    if (this.#written >= (this.#deps.analyzeAfter ?? 1000)) {
+      this.#written = 0;
+      await search.analyze();
+    }
+  }
+
+  /** Sizes the next slice so that it takes about the target time. */
+  #adapt(sealed: number, ms: number): void {
+    if (sealed < this.#slice) return; // a short last slice says nothing of the rate
+    const target = this.#deps.sliceMs ?? 150;
+    const next = ms > 0 ? Math.round((this.#slice * target) / ms) : this.#slice * 2;
+    this.#slice = Math.min(MAX_SLICE, Math.max(MIN_SLICE, Math.min(next, this.#slice * 2)));
+  }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

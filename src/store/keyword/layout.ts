@@ -1,0 +1,106 @@
+/**
+ * The byte layouts of the keyword index as they leave the database (sql/0007_keyword_blocks.sql writes them with
+ * int4send/int2send: big-endian), and their decoding. Fixed-size records: a block of 128 postings is 2,816 bytes,
+ * read with a DataView, no parsing.
+ */
+
+/** doc int4 | tf_a tf_b tf_c tf_d int2 | len_a len_b len_c int2 | len_d int4 */
+export const POSTING_BYTES = 22;
+
+/** first_doc int4 | last_doc int4 | n int2 | max_tf_a..d int2 | min_len_a..c int2 | min_len_d int4 */
+export const BLOCK_BOUND_BYTES = 28;
+
+/** Postings per block at most (the seal function's constant). */
+export const BLOCK_SIZE = 128;
+
+/** A field quartet in the index's order: name and title (A), keywords (B), summary (C), content (D). */
+export type Fields = [a: number, b: number, c: number, d: number];
+
+/** What a block's bound needs: its doc range and the extremes of its postings' field values. */
+export interface BlockBound {
+  /** The block's first document, which names it. */
+  first: number;
+  last: number;
+  n: number;
+  maxTf: Fields;
+  minLen: Fields;
+}
+
+function view(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function wholeRecords(bytes: Uint8Array, size: number, what: string): number {
+  if (bytes.byteLength % size !== 0) throw new Error(`${what}: ${bytes.byteLength} bytes is not a whole number of ${size}-byte records`);
+  return bytes.byteLength / size;
+}
+
+export function decodeBlockBounds(bytes: Uint8Array | null): BlockBound[] {
+  if (!bytes) return [];
+  const v = view(bytes);
+  const out: BlockBound[] = [];
+  const count = wholeRecords(bytes, BLOCK_BOUND_BYTES, 'block bounds');
+  for (let i = 0, at = 0; i < count; i++, at += BLOCK_BOUND_BYTES) {
+    out.push({
+      first: v.getInt32(at),
+      last: v.getInt32(at + 4),
+      n: v.getInt16(at + 8),
+      maxTf: [v.getInt16(at + 10), v.getInt16(at + 12), v.getInt16(at + 14), v.getInt16(at + 16)],
+      minLen: [v.getInt16(at + 18), v.getInt16(at + 20), v.getInt16(at + 22), v.getInt32(at + 24)],
+    });
+  }
+  return out;
+}
+
+/** A list of int4 document ordinals. */
+export function decodeDocs(bytes: Uint8Array | null): Int32Array {
+  if (!bytes) return new Int32Array(0);
+  const v = view(bytes);
+  const out = new Int32Array(wholeRecords(bytes, 4, 'doc list'));
+  for (let i = 0; i < out.length; i++) out[i] = v.getInt32(i * 4);
+  return out;
+}
+
+/**
+ * Postings as parallel arrays: doc ordinals (ascending, as stored) and each posting's BM25F contribution, scored by
+ * `score(tf, dl)` with tf and dl already weighted by the caller's field weights.
+ */
+export interface ScoredPostings {
+  docs: Int32Array;
+  scores: Float64Array;
+}
+
+export const NO_POSTINGS: ScoredPostings = { docs: new Int32Array(0), scores: new Float64Array(0) };
+
+/**
+ * Decodes and scores postings records. The weighted sums are computed in one fixed order of operations
+ * (((wa·tf_a + wb·tf_b) + wc·tf_c) + wd·tf_d), so a posting's score is always the same double. A posting whose
+ * weighted tf is 0 (its only matches are in fields weighted 0) is no match at all and is left out.
+ */
+export function scorePostings(bytes: Uint8Array | null, weights: Fields, score: (tf: number, dl: number) => number): ScoredPostings {
+  if (!bytes || bytes.byteLength === 0) return NO_POSTINGS;
+  const v = view(bytes);
+  const count = wholeRecords(bytes, POSTING_BYTES, 'postings');
+  const docs = new Int32Array(count);
+  const scores = new Float64Array(count);
+  const [wa, wb, wc, wd] = weights;
+  let kept = 0;
+  for (let i = 0, at = 0; i < count; i++, at += POSTING_BYTES) {
+    const tf = wa * v.getInt16(at + 4) + wb * v.getInt16(at + 6) + wc * v.getInt16(at + 8) + wd * v.getInt16(at + 10);
+    if (tf === 0) continue;
+    const dl = wa * v.getInt16(at + 12) + wb * v.getInt16(at + 14) + wc * v.getInt16(at + 16) + wd * v.getInt32(at + 18);
+    docs[kept] = v.getInt32(at);
+    scores[kept++] = score(tf, dl);
+  }
+  return kept === count ? { docs, scores } : { docs: docs.subarray(0, kept), scores: scores.subarray(0, kept) };
+}
+
+/** A float8 as float8send wrote it. */
+export function decodeFloat8(bytes: Uint8Array | null): number {
+  if (!bytes || bytes.byteLength !== 8) throw new Error('expected an 8-byte float8');
+  return view(bytes).getFloat64(0);
+}
+
+export function decodeText(bytes: Uint8Array | null): string {
+  return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : '';
+}

@@ -1,0 +1,233 @@
+/**
+ * Keyword search on the block index: the statements of query.ts in one REPEATABLE READ transaction (a consistent
+ * view while the index is written and sealed), the Block-Max MaxScore evaluator of top-k.ts between them, and the
+ * exact-file-name tier on top. Answers the same rows, in the same order, as scoring every posting would.
+ */
+import type { CandidateFilters } from '../queries/filters.js';
+import type { ParsedQuery } from '../queries/parsed-query.js';
+import type { SqlDatabase, SqlExecutor } from '../sql.js';
+import { decodeBlockBounds, decodeDocs, decodeFloat8, decodeText, scorePostings, type Fields, type ScoredPostings } from './layout.js';
+import {
+  buildAdmitStatement,
+  buildBlocksStatement,
+  buildDocsOfStatement,
+  buildFilesOfStatement,
+  buildNamedStatement,
+  buildTermsStatement,
+  checkSettings,
+  constrains,
+  DEFAULT_KEYWORD_RANKING,
+  fieldWeightList,
+  type KeywordHitRow,
+  type KeywordQueryOptions,
+  type KeywordRankingSettings,
+} from './query.js';
+import { blockMaxTopK, type EvalTerm, type TopKOptions, type TopKStats } from './top-k.js';
+
+export interface KeywordSearchResult {
+  hits: KeywordHitRow[];
+  stats: TopKStats;
+}
+
+interface Term extends EvalTerm {
+  lexeme: string;
+  /** This term's contribution of a posting, from its weighted tf and length. */
+  score: (tf: number, dl: number) => number;
+}
+
+/** A posting's contribution: weight · tf / (tf + c1 + c2 · dl), in the order of operations of query.ts's formula. */
+function scorer(weight: number, c1: number, c2: number): (tf: number, dl: number) => number {
+  return (tf, dl) => (weight * tf) / (tf + c1 + c2 * dl);
+}
+
+/** The bound of a block: its largest weighted tf over its smallest weighted length (the score grows with tf, falls with dl). */
+function blockBound(score: (tf: number, dl: number) => number, weights: Fields, maxTf: Fields, minLen: Fields): number {
+  const [wa, wb, wc, wd] = weights;
+  const tf = wa * maxTf[0] + wb * maxTf[1] + wc * maxTf[2] + wd * maxTf[3];
+  if (tf === 0) return 0;
+  return score(tf, wa * minLen[0] + wb * minLen[1] + wc * minLen[2] + wd * minLen[3]);
+}
+
+async function loadTerms(tx: SqlExecutor, query: ParsedQuery, settings: KeywordRankingSettings): Promise<{ terms: Term[]; dead: Set<number> }> {
+  const statement = buildTermsStatement(query.rankText, settings);
+  const rows = await tx.queryBytes(statement.text, statement.params);
+  const weights = fieldWeightList(settings);
+  const dead = new Set<number>();
+  const terms = rows.map(([lexeme, weight, c1, c2, bounds, deadDocs, tail]): Term => {
+    const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
+    for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
+    return {
+      lexeme: decodeText(lexeme!),
+      score,
+      blocks: decodeBlockBounds(bounds!).map((b) => ({ first: b.first, last: b.last, n: b.n, ub: blockBound(score, weights, b.maxTf, b.minLen) })),
+      tail: scorePostings(tail!, weights, score),
+    };
+  });
+  return { terms, dead };
+}
+
+/** The top `limit` files for the query's words (OR semantics, exact BM25F), the exact-name tier first. */
+export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options: KeywordQueryOptions, evaluation: TopKOptions = {}): Promise<KeywordSearchResult> {
+  const settings = options.settings ?? DEFAULT_KEYWORD_RANKING;
+  checkSettings(settings);
+  const { limit } = options;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`invalid limit ${limit}`);
+  const empty: KeywordSearchResult = { hits: [], stats: { rounds: 0, blocksRead: 0, postingsRead: 0, postingsTotal: 0, exactScores: 0 } };
+  if (query.nameKey === null || query.rankText === '') return empty;
+  const filters: CandidateFilters = options.filters ?? {};
+  const weights = fieldWeightList(settings);
+  if (options.onlyIds) return { ...empty, hits: await scoreFiles(db, query, filters, settings, options.onlyIds, limit) };
+
+  return db.transaction(async (tx) => {
+    // One snapshot for every statement: a seal moving postings from the tail into blocks meanwhile must not be seen
+    // half (PGlite has one connection: its transaction already excludes every writer). No JIT: the planner's
+    // estimates on a fresh or grown index are wild, and compiling costs a second where running costs milliseconds.
+    await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off');
+    const named = await namedTier(tx, query, filters);
+    const { terms, dead } = await loadTerms(tx, query, settings);
+    const constrained = constrains(query, filters);
+    const { scores, stats } = await blockMaxTopK(terms, dead, limit + named.size, {
+      fetch: async (requests) => {
+        const statement = buildBlocksStatement(
+          requests.map((r) => terms[r.term]!.lexeme),
+          requests.map((r) => terms[r.term]!.blocks[r.block]!.first),
+        );
+        const out: ScoredPostings[] = new Array(requests.length);
+        for (const [ord, postings] of await tx.queryBytes(statement.text, statement.params)) {
+          const i = new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1;
+          out[i] = scorePostings(postings!, weights, terms[requests[i]!.term]!.score);
+        }
+        for (let i = 0; i < out.length; i++) if (!out[i]) throw new Error(`a block of '${terms[requests[i]!.term]!.lexeme}' is gone`);
+        return out;
+      },
+      ...(constrained
+        ? {
+            admit: async (docs: readonly number[]) => {
+              const statement = buildAdmitStatement(query, filters, docs)!;
+              const [row] = await tx.queryBytes(statement.text, statement.params);
+              return new Set(decodeDocs(row?.[0] ?? null));
+            },
+          }
+        : {}),
+    }, evaluation);
+    // Named files that the words did not find get their score too (0 when they hold none of the words).
+    const unscored = [...named.values()].filter((entry) => entry.doc >= 0 && !scores.has(entry.doc));
+    const exact = await scoreDocs(tx, terms, dead, unscored.map((entry) => entry.doc), weights);
+    for (const entry of unscored) entry.score = exact.get(entry.doc) ?? 0;
+    return { hits: await rank(tx, scores, named, limit), stats };
+  });
+}
+
+interface NamedFile {
+  tier: number;
+  doc: number;
+  score: number;
+}
+
+async function namedTier(tx: SqlExecutor, query: ParsedQuery, filters: CandidateFilters): Promise<Map<number, NamedFile>> {
+  const statement = buildNamedStatement(query, filters);
+  const named = new Map<number, NamedFile>();
+  if (!statement) return named;
+  for (const [row] of await tx.queryBytes(statement.text, statement.params)) {
+    const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
+    named.set(Number(v.getBigInt64(0)), { tier: v.getInt32(8), doc: v.getInt32(12), score: 0 });
+  }
+  return named;
+}
+
+/**
+ * The exact scores of the given documents (0 for one holding none of the words), reading each block that could
+ * hold one of them once, in one statement. Summed over the terms in the query's order, as the top-k sums them.
+ */
+async function scoreDocs(tx: SqlExecutor, terms: readonly Term[], dead: ReadonlySet<number>, docs: readonly number[], weights: Fields): Promise<Map<number, number>> {
+  const contributions = new Map<number, Float64Array>();
+  for (const doc of docs) if (!dead.has(doc)) contributions.set(doc, new Float64Array(terms.length));
+  const wanted = new Map<string, { term: number; first: number }>();
+  for (const [doc, parts] of contributions) {
+    terms.forEach((term, t) => {
+      const tailAt = term.tail.docs.indexOf(doc);
+      if (tailAt >= 0) parts[t] = term.tail.scores[tailAt]!;
+      const block = term.blocks.find((b) => b.first <= doc && doc <= b.last);
+      if (block) wanted.set(`${t}:${block.first}`, { term: t, first: block.first });
+    });
+  }
+  const requests = [...wanted.values()];
+  if (requests.length > 0) {
+    const statement = buildBlocksStatement(
+      requests.map((w) => terms[w.term]!.lexeme),
+      requests.map((w) => w.first),
+    );
+    for (const [ord, postings] of await tx.queryBytes(statement.text, statement.params)) {
+      const { term } = requests[new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1]!;
+      const scored = scorePostings(postings!, weights, terms[term]!.score);
+      scored.docs.forEach((doc, at) => {
+        const parts = contributions.get(doc);
+        if (parts) parts[term] = scored.scores[at]!;
+      });
+    }
+  }
+  const out = new Map<number, number>();
+  for (const [doc, parts] of contributions) {
+    let sum = 0;
+    for (let t = 0; t < terms.length; t++) sum += parts[t]!;
+    out.set(doc, sum);
+  }
+  return out;
+}
+
+/** The exact scores of the given files that hold a query word and pass the filters and constraints, best first. */
+async function scoreFiles(
+  db: SqlDatabase,
+  query: ParsedQuery,
+  filters: CandidateFilters,
+  settings: KeywordRankingSettings,
+  fileIds: readonly number[],
+  limit: number,
+): Promise<KeywordHitRow[]> {
+  if (fileIds.length === 0) return [];
+  return db.transaction(async (tx) => {
+    await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off');
+    const fileOf = new Map<number, number>();
+    const docsOf = buildDocsOfStatement(fileIds);
+    for (const [row] of await tx.queryBytes(docsOf.text, docsOf.params)) {
+      const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
+      fileOf.set(v.getInt32(0), Number(v.getBigInt64(4)));
+    }
+    let docs = [...fileOf.keys()];
+    if (docs.length > 0 && constrains(query, filters)) {
+      const admit = buildAdmitStatement(query, filters, docs)!;
+      const [row] = await tx.queryBytes(admit.text, admit.params);
+      const admitted = new Set(decodeDocs(row?.[0] ?? null));
+      docs = docs.filter((doc) => admitted.has(doc));
+    }
+    const { terms, dead } = await loadTerms(tx, query, settings);
+    const scores = await scoreDocs(tx, terms, dead, docs, fieldWeightList(settings));
+    const hits = [...scores].filter(([, score]) => score > 0).map(([doc, score]) => ({ id: fileOf.get(doc)!, score, tier: 0 }));
+    hits.sort((a, b) => b.score - a.score || a.id - b.id);
+    return hits.slice(0, limit);
+  });
+}
+
+/** Ranks by tier, score, file id (the ties need the file ids) and keeps `limit` rows. */
+async function rank(tx: SqlExecutor, scores: Map<number, number>, named: Map<number, NamedFile>, limit: number): Promise<KeywordHitRow[]> {
+  const namedDocs = new Set([...named.values()].map((n) => n.doc));
+  const byScore = [...scores].filter(([doc]) => !namedDocs.has(doc)).sort((a, b) => b[1] - a[1]);
+  // Every document scoring as much as the last one kept: they may tie, and the tie goes by file id.
+  const room = Math.max(0, limit - named.size);
+  const cut = byScore.length > room && room > 0 ? byScore[room - 1]![1] : Number.POSITIVE_INFINITY;
+  const kept = room === 0 ? [] : byScore.filter(([, score], i) => i < room || score >= cut);
+  const files = new Map<number, number>();
+  if (kept.length > 0) {
+    const statement = buildFilesOfStatement(kept.map(([doc]) => doc));
+    for (const [row] of await tx.queryBytes(statement.text, statement.params)) {
+      const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
+      files.set(v.getInt32(0), Number(v.getBigInt64(4)));
+    }
+  }
+  const hits: KeywordHitRow[] = [
+    ...[...named].map(([id, n]) => ({ id, score: n.doc >= 0 ? (scores.get(n.doc) ?? n.score) : 0, tier: n.tier })),
+    ...kept.filter(([doc]) => files.has(doc)).map(([doc, score]) => ({ id: files.get(doc)!, score, tier: 0 })),
+  ];
+  hits.sort((a, b) => b.tier - a.tier || b.score - a.score || a.id - b.id);
+  return hits.slice(0, limit);
+}

@@ -3,24 +3,23 @@
  * on PostgreSQL:
  *   1. SciFact (5,183 files, indexed with POST /api/index/directory): the 300 test queries from one client in each
  *      mode; 8 clients at once (hybrid) with nothing else going on; 8 clients while a forced re-index of the same
- *      folder runs. The one-client hybrid numbers are the baseline the others are compared with, and the first
- *      (quiet) indexing run the baseline of the re-index under search load.
- *   2. Scale: N synthetic files (SciFact words and lengths; default 100,000, PGlite) indexed the same way, then
- *      the test queries from one client in each mode, compared with the SciFact numbers of the same engine.
+ *      folder runs.
+ *   2. The scale ladder (bench/lib/ladder.ts): synthetic files (SciFact's words and lengths, seeded) at 5k, 25k and
+ *      100k files; at each rung one client and 8 clients in every mode; the ratio of the largest rung to the
+ *      smallest, the slope and its projection to 1M files; and, when a rung is built, the slowest search a probe
+ *      client saw while the bulk run and its upkeep went on. Built rungs are cached (--cache), so a re-run measures
+ *      in minutes.
  *
- *   npm run bench:search                                  (everything; PostgreSQL only when a server answers)
- *   npm run bench:search -- --engine pglite               (one engine: pglite | postgres | both)
- *   npm run bench:search -- --skip-scale                  (SciFact only)
- *   npm run bench:search -- --skip-scifact --scale 20000  (only the scale part, 20,000 files)
- *   npm run bench:search -- --scale-engine both           (the scale part on both engines; default pglite)
- *   npm run bench:search -- --scale-dir /tmp/fs-100k      (keep the generated files there; re-runs reuse them)
- *   npm run bench:search -- --pg postgres://postgres@127.0.0.1:55432/postgres
- *   npm run bench:search -- --clients 8 --queries 300
+ *   npm run bench:search                                    (everything; PostgreSQL only when a server answers)
+ *   npm run bench:search -- --engine pglite                 (one engine: pglite | postgres | both)
+ *   npm run bench:search -- --skip-scifact --ladder 5000,25000
+ *   npm run bench:search -- --rebuild                       (build the rungs again: the stall figure)
+ *   npm run bench:search -- --pg postgres://postgres@127.0.0.1:55432/postgres --clients 8 --queries 300
  *
- * PostgreSQL: --pg, else TEST_DATABASE_URL, else the server `bash .ci/postgres.sh` starts; each engine run works in a
- * scratch database created for it and dropped afterwards. FILESIFT_MODEL_DIR set: the service embeds with that model.
+ * PostgreSQL: --pg, else TEST_DATABASE_URL, else the server `bash .ci/postgres.sh` starts. The SciFact part works in
+ * a scratch database dropped afterwards; the ladder keeps its databases. FILESIFT_MODEL_DIR set: the service embeds
+ * with that model.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,16 +29,17 @@ import { checkSciFact, loadDocs, loadQueries } from './lib/scifact.js';
 import { choiceOption, listOption, nonNegativeInt, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { markdownTable, summarize, type LatencySummary } from './lib/search-bench.js';
 import { writeSyntheticTree } from './lib/synthetic.js';
+import { ladder, type StallFigure } from './lib/ladder.js';
 
 const MODES = ['hybrid', 'keyword', 'semantic'] as const;
 type Mode = (typeof MODES)[number];
 type Engine = 'pglite' | 'postgres';
+const DEFAULT_RUNGS = [5000, 25_000, 100_000];
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:55432/postgres';
 /** Queries asked (and not counted) before each measured pass: caches, the query embedder's first calls. */
 const WARM_UP = 20;
-/** The issue's targets: SciFact (5k files) on PGlite, one client. */
-const TARGET_P50_MS = 20;
-const TARGET_P95_MS = 60;
+/** Targets at 100k files on PGlite, one client (keyword; hybrid). */
+const TARGETS: Partial<Record<Mode, { p50: number; p95: number }>> = { keyword: { p50: 25, p95: 60 }, hybrid: { p50: 35, p95: 80 } };
 
 interface Sample {
   /** Round trip seen by the client: request sent → JSON answer parsed. */
@@ -70,8 +70,22 @@ interface LatencyRow {
   cpuPerQuery: number | null;
   /** The row this one is compared with (its p50), if any. */
   baseline?: LatencyRow;
-  /** Whether the issue's targets apply to this row. */
+  /** Whether the targets at 100k files apply to this row. */
   targeted?: boolean;
+  /** A ladder row (synthetic files), not a SciFact one. */
+  synthetic?: boolean;
+}
+
+interface StallRow {
+  engine: Engine;
+  rung: number;
+  stall: StallFigure;
+}
+
+interface Results {
+  latency: LatencyRow[];
+  indexing: IndexingRow[];
+  stalls: StallRow[];
 }
 
 interface IndexingRow {
@@ -156,7 +170,7 @@ async function start(engine: Engine, options: Options): Promise<BenchService> {
 }
 
 /** Part 1: SciFact on one engine. */
-async function sciFactPart(engine: Engine, filesDir: string, options: Options, out: { latency: LatencyRow[]; indexing: IndexingRow[] }): Promise<void> {
+async function sciFactPart(engine: Engine, filesDir: string, options: Options, out: Results): Promise<void> {
   const bench = await start(engine, options);
   try {
     const quiet = await indexDirectory(bench, filesDir, true);
@@ -165,7 +179,6 @@ async function sciFactPart(engine: Engine, filesDir: string, options: Options, o
     out.indexing.push({ engine, what: `SciFact, ${files} files, nothing else running`, run: quiet, bytes: await bench.databaseBytes() });
 
     const single = await singleClientRows(bench, engine, files, options.queries, options.modes);
-    for (const r of single) r.targeted = engine === 'pglite';
     out.latency.push(...single);
     const baseline = single.find((r) => r.mode === 'hybrid') ?? single[0];
     const mode: Mode = baseline?.mode ?? 'hybrid';
@@ -193,50 +206,36 @@ async function sciFactPart(engine: Engine, filesDir: string, options: Options, o
   }
 }
 
-/** Part 2: `count` synthetic files on one engine, compared with the SciFact rows of that engine. */
-async function scalePart(engine: Engine, count: number, scaleDir: string | undefined, options: Options, out: { latency: LatencyRow[]; indexing: IndexingRow[] }): Promise<void> {
-  const root = scaleDir ?? (await mkdtemp(path.join(tmpdir(), 'filesift-scale-')));
-  try {
-    const t0 = performance.now();
-    const tree = await writeSyntheticTree(root, loadDocs().map((d) => d.text), count);
-    console.log(`\n${tree.written ? 'wrote' : 'reusing'} ${count} synthetic files under ${tree.files} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-    const bench = await start(engine, options);
-    try {
-      const unsubscribe = progressPrinter(bench, count);
-      let run: IndexedRun;
-      try {
-        run = await indexDirectory(bench, tree.files, true);
-      } finally {
-        unsubscribe();
-      }
-      const bytes = await bench.databaseBytes();
-      console.log(`  indexed ${run.indexed} files (${run.failed} failed) in ${run.seconds.toFixed(0)} s; database ${mb(bytes)}`);
-      out.indexing.push({ engine, what: `synthetic, ${run.totalFiles} files, nothing else running`, run, bytes });
-      const rows = await singleClientRows(bench, engine, run.totalFiles, options.queries, options.modes);
-      for (const r of rows) {
-        const small = out.latency.find((s) => s.engine === engine && s.scenario === r.scenario && s.mode === r.mode && s.files < r.files);
-        if (small) r.baseline = small;
-      }
-      out.latency.push(...rows);
-    } finally {
-      await bench.close();
+/**
+ * Part 2: the ladder on one engine. Each rung (built now or taken from the cache): one client then `clients`
+ * clients in every mode. A 1-client row is compared with the smallest rung's, a many-client row with the 1-client
+ * row of its rung.
+ */
+async function ladderPart(engine: Engine, tree: string, args: { rungs: number[]; cacheDir: string; rebuild: boolean }, options: Options, out: Results): Promise<void> {
+  const rungs = ladder(
+    { engine, rungs: args.rungs, tree, cacheDir: args.cacheDir, pgUrl: options.pgUrl, queries: options.queries, rebuild: args.rebuild },
+    (line) => console.log(line),
+  );
+  for await (const rung of rungs) {
+    const { bench, files } = rung;
+    if (rung.stall) out.stalls.push({ engine, rung: files, stall: rung.stall });
+    console.log(`[${engine}] ${files} files; embedder ${await embedderLabel(bench)}; database ${mb(await bench.databaseBytes())}`);
+    const single = await singleClientRows(bench, engine, files, options.queries, options.modes);
+    for (const r of single) {
+      r.baseline = out.latency.find((s) => s.engine === engine && s.scenario === r.scenario && s.mode === r.mode && s.files < r.files && s.synthetic);
+      r.synthetic = true;
+      r.targeted = engine === 'pglite' && files === 100_000;
     }
-  } finally {
-    if (scaleDir === undefined) await rm(root, { recursive: true, force: true });
+    out.latency.push(...single);
+    for (const one of single) {
+      const n = options.clients;
+      const many = row(engine, files, `${n} clients`, one.mode, await drive(bench, options.queries, one.mode, n, (i) => i < 2 * options.queries.length));
+      many.baseline = one;
+      many.synthetic = true;
+      console.log(describeRow(many));
+      out.latency.push(many);
+    }
   }
-}
-
-/** Prints a long run's progress every ~10% (the service's index_run_progress events). */
-function progressPrinter(bench: BenchService, expected: number): () => void {
-  const step = Math.max(1, Math.round(expected / 10));
-  let nextAt = step;
-  return bench.service.bus.subscribe((e) => {
-    if (e.type !== 'index_run_progress') return;
-    const d = e.data as { indexed: number; files_per_second: number };
-    if (d.indexed < nextAt) return;
-    nextAt = (Math.floor(d.indexed / step) + 1) * step;
-    console.log(`  … ${d.indexed} indexed (${d.files_per_second.toFixed(0)} files/s)`);
-  });
 }
 
 function mb(bytes: number): string {
@@ -262,12 +261,18 @@ function engines(name: string, value: string): Engine[] {
   return v === 'both' ? ['pglite', 'postgres'] : [v];
 }
 
+function targetCell(r: LatencyRow): string {
+  const target = r.targeted ? TARGETS[r.mode] : undefined;
+  if (!target) return '';
+  return `${r.client.p50 <= target.p50 && r.client.p95 <= target.p95 ? 'met' : 'NOT met'} (≤ ${target.p50} / ≤ ${target.p95})`;
+}
+
 function latencyTable(rows: readonly LatencyRow[]): string {
   return markdownTable(
-    ['engine', 'files', 'clients', 'mode', 'queries', 'p50 ms', 'p95 ms', 'p99 ms', 'server p50', 'queries/s', 'CPU ms/query', 'p50 vs baseline', 'target p50 ≤ 20, p95 ≤ 60'],
+    ['engine', 'files', 'clients', 'mode', 'queries', 'p50 ms', 'p95 ms', 'p99 ms', 'server p50', 'queries/s', 'CPU ms/query', 'p50 vs baseline', 'target p50 / p95 at 100k, PGlite'],
     rows.map((r) => [
       r.engine,
-      String(r.files),
+      r.synthetic ? String(r.files) : `${r.files} (SciFact)`,
       r.scenario,
       r.mode,
       String(r.client.n),
@@ -277,8 +282,74 @@ function latencyTable(rows: readonly LatencyRow[]): string {
       r.server.p50,
       r.perSecond,
       r.cpuPerQuery ?? '–',
-      r.baseline ? `${(r.client.p50 / r.baseline.client.p50).toFixed(1)}× (${r.baseline.files} files, ${r.baseline.scenario}, ${r.baseline.mode})` : 'baseline',
-      r.targeted ? (r.client.p50 <= TARGET_P50_MS && r.client.p95 <= TARGET_P95_MS ? 'met' : 'NOT met') : '',
+      r.baseline ? `${(r.client.p50 / r.baseline.client.p50).toFixed(1)}× (${r.baseline.files} files, ${r.baseline.scenario})` : 'baseline',
+      targetCell(r),
+    ]),
+  );
+}
+
+/** Least-squares slope of log(p50) over log(files): cost ∝ files^slope. */
+function slope(points: readonly { files: number; p50: number }[]): number {
+  const xs = points.map((p) => Math.log(p.files));
+  const ys = points.map((p) => Math.log(p.p50));
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    num += (xs[i]! - mx) * (ys[i]! - my);
+    den += (xs[i]! - mx) ** 2;
+  }
+  return den === 0 ? NaN : num / den;
+}
+
+/** Per engine and mode, one client: p50 at each rung, largest ÷ smallest, the slope and the projection to 1M. */
+function scalingTable(rows: readonly LatencyRow[], clients: number): string {
+  const ladderRows = rows.filter((r) => r.synthetic && r.scenario === '1 client');
+  const rungs = [...new Set(ladderRows.map((r) => r.files))].sort((a, b) => a - b);
+  const keys = [...new Set(ladderRows.map((r) => `${r.engine}|${r.mode}`))];
+  const many = (engine: string, mode: string, files: number): LatencyRow | undefined =>
+    rows.find((r) => r.synthetic && r.engine === engine && r.mode === mode && r.files === files && r.scenario === `${clients} clients`);
+  return markdownTable(
+    ['engine', 'mode', ...rungs.map((n) => `p50 at ${n}`), 'largest ÷ smallest', 'slope (p50 ∝ files^s)', 'projected p50 at 1M', ...rungs.map((n) => `${clients} clients ÷ 1 at ${n}`)],
+    keys.map((key) => {
+      const [engine, mode] = key.split('|') as [string, string];
+      const points = rungs.map((files) => ladderRows.find((r) => r.engine === engine && r.mode === mode && r.files === files)).filter((r) => r !== undefined);
+      const first = points[0];
+      const last = points[points.length - 1];
+      const s = slope(points.map((p) => ({ files: p.files, p50: p.client.p50 })));
+      return [
+        engine,
+        mode,
+        ...rungs.map((n) => points.find((p) => p.files === n)?.client.p50 ?? '–'),
+        first && last && last !== first ? `${(last.client.p50 / first.client.p50).toFixed(2)}×` : '–',
+        Number.isFinite(s) ? s.toFixed(2) : '–',
+        last && Number.isFinite(s) ? last.client.p50 * (1_000_000 / last.files) ** s : '–',
+        ...rungs.map((n) => {
+          const one = points.find((p) => p.files === n);
+          const m = many(engine, mode, n);
+          return one && m ? `${(m.client.p50 / one.client.p50).toFixed(1)}×` : '–';
+        }),
+      ];
+    }),
+  );
+}
+
+function stallTable(rows: readonly StallRow[]): string {
+  return markdownTable(
+    ['engine', 'rung built', 'files indexed', 'indexing s', 'upkeep after s', 'probe searches', 'p50 ms', 'p99 ms', 'slowest ms', 'longest upkeep slice ms', 'target slowest ≤ 1,000'],
+    rows.map((r) => [
+      r.engine,
+      String(r.rung),
+      String(r.stall.files),
+      r.stall.indexSeconds,
+      r.stall.upkeepSeconds,
+      String(r.stall.searches),
+      r.stall.summary.p50,
+      r.stall.summary.p99,
+      r.stall.slowestMs,
+      r.stall.longestSliceMs,
+      r.stall.slowestMs <= 1000 ? 'met' : 'NOT met',
     ]),
   );
 }
@@ -301,14 +372,14 @@ function indexingTable(rows: readonly IndexingRow[]): string {
 
 const CLI = {
   command: 'npm run bench:search --',
-  about: 'Search latency (POST /api/search/) on PGlite and PostgreSQL: SciFact, then N synthetic files.',
+  about: 'Search latency (POST /api/search/) on PGlite and PostgreSQL: SciFact, then the scale ladder of synthetic files.',
   options: {
-    engine: { type: 'string', value: 'pglite|postgres|both', default: 'both', description: 'engines of the SciFact part' },
-    'skip-scale': { type: 'boolean', description: 'SciFact only: no synthetic scale part' },
-    'skip-scifact': { type: 'boolean', description: 'only the synthetic scale part' },
-    scale: { type: 'string', value: 'N', default: '100000', description: 'synthetic files of the scale part' },
-    'scale-engine': { type: 'string', value: 'pglite|postgres|both', default: 'pglite', description: 'engines of the scale part' },
-    'scale-dir': { type: 'string', value: 'DIR', description: 'keep the generated files there; a re-run reuses them' },
+    engine: { type: 'string', value: 'pglite|postgres|both', default: 'both', description: 'engines of both parts' },
+    'skip-scifact': { type: 'boolean', description: 'only the ladder' },
+    'skip-ladder': { type: 'boolean', description: 'only SciFact' },
+    ladder: { type: 'string', value: 'N,N,…', default: DEFAULT_RUNGS.join(','), description: 'rung sizes (files, multiples of 1,000)' },
+    cache: { type: 'string', value: 'DIR', description: `generated files and built indexes, reused by later runs (default ${path.join(tmpdir(), 'filesift-bench-ladder')})` },
+    rebuild: { type: 'boolean', description: 'build every rung again (and measure the stall) even when cached' },
     modes: { type: 'string', value: 'hybrid,keyword,semantic', default: MODES.join(','), description: 'search modes to time' },
     queries: { type: 'string', value: 'N', description: 'SciFact test queries a pass (default all 300)' },
     clients: { type: 'string', value: 'N', default: '8', description: 'concurrent clients of the concurrent passes' },
@@ -316,18 +387,25 @@ const CLI = {
   },
   notes: [
     'PostgreSQL: --pg, else TEST_DATABASE_URL, else the server `bash .ci/postgres.sh` starts; skipped when none answers.',
-    'FILESIFT_MODEL_DIR set: the service embeds with that model.',
+    'Ladder indexes on PostgreSQL are kept as databases filesift_ladder_<key>_<files> on that server.',
+    'FILESIFT_MODEL_DIR set: the service embeds with that model (and the ladder builds indexes for it).',
   ],
 } satisfies BenchCommand<BenchOptions>;
+
+function rungList(value: string): number[] {
+  const rungs = value.split(',').map((v) => nonNegativeInt('ladder', v.trim()));
+  if (rungs.some((n) => n === 0 || n % 1000 !== 0)) throw new Error(`--ladder: every rung must be a positive multiple of 1000 (got ${value})`);
+  return [...new Set(rungs)].sort((a, b) => a - b);
+}
 
 async function main(): Promise<void> {
   const args = readBenchArgs(CLI, ({ values }) => ({
     engines: engines('engine', values.engine),
-    scaleEngines: engines('scale-engine', values['scale-engine']),
     /** PostgreSQL asked for by name must answer; with 'both' it is skipped when it does not. */
-    pgRequired: values.engine === 'postgres' || values['scale-engine'] === 'postgres',
-    scale: values['skip-scale'] ? 0 : nonNegativeInt('scale', values.scale),
-    scaleDir: values['scale-dir'],
+    pgRequired: values.engine === 'postgres',
+    rungs: values['skip-ladder'] ? [] : rungList(values.ladder),
+    cacheDir: path.resolve(values.cache ?? path.join(tmpdir(), 'filesift-bench-ladder')),
+    rebuild: values.rebuild,
     skipSciFact: values['skip-scifact'],
     modes: listOption('modes', values.modes, MODES),
     queries: positiveInt('queries', values.queries, undefined),
@@ -341,35 +419,50 @@ async function main(): Promise<void> {
     return;
   }
   let chosen = args.engines;
-  let scaleEngines = args.scaleEngines;
-  const { scale, skipSciFact, modes } = args;
+  const { rungs, skipSciFact, modes } = args;
   const all = loadQueries('test').queries.map((q) => q.text);
   const options: Options = { queries: all.slice(0, args.queries ?? all.length), modes, clients: args.clients, pgUrl: args.pgUrl };
 
-  if (chosen.includes('postgres') || (scale > 0 && scaleEngines.includes('postgres'))) {
+  if (chosen.includes('postgres')) {
     const problem = await pgProblem(options.pgUrl);
     if (problem !== null) {
       const why = `PostgreSQL at ${options.pgUrl} does not answer (${problem}). Start one with \`bash .ci/postgres.sh\` (it prints its URL) and pass --pg <url> or set TEST_DATABASE_URL.`;
       if (args.pgRequired) throw new Error(why);
       console.log(`Skipping PostgreSQL: ${why}`);
       chosen = chosen.filter((e) => e !== 'postgres');
-      scaleEngines = scaleEngines.filter((e) => e !== 'postgres');
     }
   }
 
   console.log(`Search latency: ${options.queries.length} SciFact test queries a pass, modes ${modes.join(', ')}, ${options.clients} concurrent clients; ` +
-    `engines ${skipSciFact ? '-' : chosen.join(', ')}${scale > 0 ? `; scale ${scale} files on ${scaleEngines.join(', ')}` : ''}; ` +
+    `engines ${chosen.join(', ')}${skipSciFact ? ' (no SciFact part)' : ''}${rungs.length > 0 ? `; ladder ${rungs.join(', ')} files, cache ${args.cacheDir}` : ''}; ` +
     `load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})`);
-  const out = { latency: [] as LatencyRow[], indexing: [] as IndexingRow[] };
+  const out: Results = { latency: [], indexing: [], stalls: [] };
   const t0 = performance.now();
   if (!skipSciFact) for (const engine of chosen) await sciFactPart(engine, data.files, options, out);
-  if (scale > 0) for (const engine of scaleEngines) await scalePart(engine, scale, args.scaleDir, options, out);
+  if (rungs.length > 0) {
+    const t1 = performance.now();
+    const tree = await writeSyntheticTree(path.join(args.cacheDir, 'tree'), loadDocs().map((d) => d.text), rungs[rungs.length - 1]!);
+    console.log(`\n${tree.written ? 'wrote' : 'reusing'} ${tree.count} synthetic files under ${tree.files} (${((performance.now() - t1) / 1000).toFixed(0)} s)`);
+    for (const engine of chosen) await ladderPart(engine, path.dirname(tree.files), args, options, out);
+  }
 
   console.log(`\nSearch latency, POST /api/search/ over loopback HTTP (default limit 50), milliseconds; load average at the end ` +
     `${loadavg().map((x) => x.toFixed(1)).join(' ')}; ${((performance.now() - t0) / 60_000).toFixed(1)} min in all:\n`);
   console.log(latencyTable(out.latency));
-  console.log(`\nIndexing runs of the benchmark (POST /api/index/directory until index_run_completed; database size = tables and indexes, PGlite WAL not counted):\n`);
-  console.log(indexingTable(out.indexing));
+  if (rungs.length > 1) {
+    console.log(`\nThe ladder, one client: p50 by collection size, the ratio, the slope and the projection to 1,000,000 files; ${options.clients} clients against one:\n`);
+    console.log(scalingTable(out.latency, options.clients));
+  }
+  if (out.stalls.length > 0) {
+    console.log(`\nSearches while a rung was built (bulk indexing through the API, then its upkeep until idle; a probe client searching hybrid without pause):\n`);
+    console.log(stallTable(out.stalls));
+  } else if (rungs.length > 0) {
+    console.log('\nEvery rung came from the cache: no stall figure (--rebuild measures it).');
+  }
+  if (out.indexing.length > 0) {
+    console.log(`\nIndexing runs of the SciFact part (POST /api/index/directory until index_run_completed; database size = tables and indexes, PGlite WAL not counted):\n`);
+    console.log(indexingTable(out.indexing));
+  }
   console.log(`\nCommand: npm run bench:search${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`);
 }
 

@@ -1,6 +1,7 @@
 /**
  * Thread entry of the store on the embedded engine. PGlite runs every query synchronously in WASM, so it lives
- * here, off the main thread; the main thread reaches it through comlink (src/store/worker-client.ts).
+ * here, off the main thread; the main thread reaches it through comlink (src/store/worker-client.ts). Calls pass
+ * a gate that runs one at a time, a person's searches before the indexer's writes (src/store/call-gate.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
@@ -8,13 +9,15 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { openPglite } from '../src/store/engines/pglite.js';
 import type { StoreWorkerApi, StoreWorkerData } from '../src/store/protocol.js';
 import type { SqlDatabase } from '../src/store/sql.js';
-import { openStore, storeMethods, type StoreApi } from '../src/store/store.js';
+import { CallGate } from '../src/store/call-gate.js';
+import { callPriority, openStore, storeMethods, type StoreApi } from '../src/store/store.js';
 
 if (!parentPort) throw new Error('store.worker must run as a worker thread');
 const { dataDir } = workerData as StoreWorkerData;
 
 let db: SqlDatabase | null = null;
 let store: StoreApi | null = null;
+const gate = new CallGate();
 
 const api: StoreWorkerApi = {
   async open() {
@@ -27,7 +30,7 @@ const api: StoreWorkerApi = {
     if (!storeMethods(repository).includes(method)) throw new Error(`store has no method ${repository}.${method}`);
     // The generic signature types both ends; a lookup by name is the one step TypeScript cannot follow.
     const repo = store[repository] as unknown as Record<string, (...a: unknown[]) => Promise<never>>;
-    return repo[method]!(...args);
+    return gate.run(callPriority(repository, method), () => repo[method]!(...args));
   },
   async close() {
     const current = db;

@@ -16,6 +16,8 @@ import { createScratchDatabase } from '../../test/helpers/engines.js';
 export interface BenchServiceOptions {
   /** PostgreSQL server URL: a scratch database is created on it (and dropped on close). Default: PGlite. */
   pgUrl?: string;
+  /** With pgUrl: use (and create if missing) this database instead of a scratch one, and keep it on close. */
+  pgDatabase?: string;
   /** Keep the index here (PGlite) instead of a fresh temp directory removed on close. */
   dataDir?: string;
   /** Extra environment for loadConfig (FILESIFT_MODEL_DIR is passed through from the process by default). */
@@ -55,7 +57,11 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'filesift-bench-')));
   await mkdir(dataDir, { recursive: true });
-  const scratch = options.pgUrl ? await createScratchDatabase(options.pgUrl, 'filesift_bench') : null;
+  const scratch = !options.pgUrl
+    ? null
+    : options.pgDatabase
+      ? await keptDatabase(options.pgUrl, options.pgDatabase)
+      : await createScratchDatabase(options.pgUrl, 'filesift_bench');
   const passThrough: Record<string, string> = {};
   if (process.env.FILESIFT_MODEL_DIR) passThrough.FILESIFT_MODEL_DIR = process.env.FILESIFT_MODEL_DIR;
   const config = loadConfig({
@@ -92,6 +98,22 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
       if (ownDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Database `name` on the server `adminUrl` (created when missing), with a drop() that keeps it. */
+async function keptDatabase(adminUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: async () => undefined };
 }
 
 /** Bytes of every file under `dir` (an index directory: PGlite's files). */

@@ -23,7 +23,8 @@ export interface IndexUpkeepDeps {
   analyzeAfter?: number;
 }
 
-const FIRST_SLICE = 256;
+/** Small enough to stay short on a loaded machine before the first measurement sizes the next. */
+const FIRST_SLICE = 64;
 const MIN_SLICE = 16;
 const MAX_SLICE = 8192;
 
@@ -121,7 +122,13 @@ export class IndexUpkeep {
     }
     if (this.#written >= (this.#deps.analyzeAfter ?? 1000)) {
       this.#written = 0;
-      await search.analyze();
+      for (let part = 0; !this.#closed; part++) {
+        const started = performance.now();
+        const more = await search.analyze(part);
+        this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, performance.now() - started);
+        if (!more) break;
+        await pause(this.#deps.pauseMs ?? 25);
+      }
     }
   }
 

@@ -90,9 +90,24 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6;
  * filters inside the database, fused as semantic_score + keyword_score (each normalised and weighted).
  */
 export class SearchService {
+  /**
+   * Searches being answered now, by request. An identical request made meanwhile (a second tab, a client that
+   * retries, a burst of the same query) shares that answer: one search's work on PGlite's single thread, not two.
+   */
+  readonly #inFlight = new Map<string, Promise<SearchOutcome>>();
+
   constructor(private readonly deps: SearchServiceDeps) {}
 
-  async search(request: SearchRequest): Promise<SearchOutcome> {
+  search(request: SearchRequest): Promise<SearchOutcome> {
+    const key = JSON.stringify(request);
+    const running = this.#inFlight.get(key);
+    if (running) return running;
+    const answer = this.#search(request).finally(() => this.#inFlight.delete(key));
+    this.#inFlight.set(key, answer);
+    return answer;
+  }
+
+  async #search(request: SearchRequest): Promise<SearchOutcome> {
     const started = performance.now();
     const parsed = parseSearchQuery(request.query);
     if (parsed.rankText === '') {

@@ -7,6 +7,7 @@ import { createHealthRepository, type HealthRepository } from './repositories/he
 import { createSearchRepository, type SearchRepository } from './repositories/search.repository.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.repository.js';
 import { createQueueRepository, type QueueRepository } from './repositories/queue.repository.js';
+import type { CallPriority } from './call-gate.js';
 import type { SqlDatabase } from './sql.js';
 
 /**
@@ -33,22 +34,34 @@ export type StoreResult<R extends RepositoryName, M extends StoreMethod<R>> = St
  * Every method of every repository: what a client on another thread forwards (store/worker-client.ts) and what
  * the store worker dispatches to. `satisfies` makes a method missing here (or misspelt) a compile error.
  */
+/**
+ * Every repository method, with its priority on the embedded engine (call-gate.ts): interactive calls are the ones a
+ * person waits for (searches, the API's reads and edits); background calls are the indexing side's (file writes,
+ * scans, queue persistence, index upkeep). Adding a method to a repository without listing it here fails to compile.
+ */
+const I = 'interactive';
+const B = 'background';
 const METHODS = {
-  health: { ping: true },
-  config: { load: true, save: true, remove: true },
-  jobs: { countActive: true, list: true, get: true, create: true, remove: true, setLastScan: true },
+  health: { ping: I },
+  config: { load: I, save: I, remove: I },
+  jobs: { countActive: I, list: I, get: I, create: I, remove: I, setLastScan: B },
   files: {
-    known: true, knownUnder: true, saveIndexed: true, saveFailed: true, touch: true, findByHash: true, saveCopy: true,
-    move: true, removePaths: true, removeUnder: true, listPaths: true, get: true, stats: true, ensureVectorIndex: true,
+    known: B, knownUnder: B, saveIndexed: B, saveFailed: B, touch: B, findByHash: B, saveCopy: B,
+    move: B, removePaths: B, removeUnder: B, listPaths: I, get: I, stats: I, ensureVectorIndex: B,
   },
-  embeddings: { stale: true, countStale: true, countByModel: true, chunkSummary: true, source: true, replace: true, copy: true },
-  queue: { loadAll: true, upsert: true, remove: true },
-  search: { keyword: true, semantic: true, describe: true, corrections: true, sealKeywords: true, unsealedKeywords: true, analyze: true },
-} as const satisfies { [R in RepositoryName]: Record<StoreMethod<R>, true> };
+  embeddings: { stale: B, countStale: I, countByModel: I, chunkSummary: I, source: B, replace: B, copy: B },
+  queue: { loadAll: B, upsert: B, remove: B },
+  search: { keyword: I, semantic: I, describe: I, corrections: I, sealKeywords: B, unsealedKeywords: B, analyze: B },
+} as const satisfies { [R in RepositoryName]: Record<StoreMethod<R>, CallPriority> };
 
 /** The method names of a repository. */
 export function storeMethods<R extends RepositoryName>(repository: R): StoreMethod<R>[] {
   return Object.keys(METHODS[repository]) as StoreMethod<R>[];
+}
+
+/** The priority of a call on the embedded engine. */
+export function callPriority<R extends RepositoryName>(repository: R, method: StoreMethod<R>): CallPriority {
+  return (METHODS[repository] as Record<string, CallPriority>)[method]!;
 }
 
 export const REPOSITORY_NAMES = Object.keys(METHODS) as RepositoryName[];

@@ -11,7 +11,8 @@ describe('a misbehaving pipeline worker', () => {
     t = await startTestService('pglite', {}, undefined, {
       pipelineWorker: path.join(repoRoot, 'dist', 'test', 'fixtures', 'misbehaving.worker.js'),
     });
-    await t.request('PUT', '/api/settings/', { 'indexing.file_timeout_seconds': 5 });
+    // Long enough for the ordinary file on a cold thread of a loaded machine, short enough for the hanging one.
+    await t.request('PUT', '/api/settings/', { 'indexing.file_timeout_seconds': 20 });
     tree = await tempTree({
       'hang.txt': 'this file never finishes',
       'crash.txt': 'this file kills its worker thread',

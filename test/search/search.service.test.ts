@@ -60,4 +60,21 @@ describe('SearchService without an embedding model', () => {
     const outcome = await service.search({ query: '-draft', filters: {} });
     expect(outcome).to.deep.include({ ok: false, code: 'no_search_terms' });
   });
+
+  it('answers identical searches asked at the same time with one search, and searches again afterwards', async () => {
+    let calls = 0;
+    const counting = new SearchService({
+      store: { ...store.api, search: { ...store.api.search, keyword: (...args) => (calls++, store.api.search.keyword(...args)) } },
+      settings: await SettingsService.load(store.api.config, logger, new EventBus()),
+      logger,
+      embedder: async () => ({ embedder: null, reason: 'no model is installed' }),
+    });
+    const request = { query: 'lighthouse stairs', filters: {}, mode: 'keyword' as const };
+    const answers = await Promise.all([counting.search(request), counting.search({ ...request }), counting.search({ ...request, limit: 5 })]);
+    expect(calls).to.equal(2); // the two identical requests shared one search; the one with another limit did not
+    expect(answers[1]).to.equal(answers[0]);
+    expect(answers.every((a) => a.ok && a.response.results.length === 1)).to.equal(true);
+    await counting.search(request);
+    expect(calls).to.equal(3);
+  });
 });

@@ -55,11 +55,15 @@ export interface SearchRepository {
   /** Documents of the keyword index not sealed into blocks yet. */
   unsealedKeywords(): Promise<number>;
   /**
-   * Refreshes planner statistics after a burst of writes (PGlite has no autovacuum), one table per statement:
-   * ANALYZE samples a bounded number of rows, so each stays short whatever the size of the index.
+   * Refreshes the planner statistics of the `part`-th table searches read, after a burst of writes (PGlite has no
+   * autovacuum); false when there is no such part. One table a call, so a search waits for one at most: ANALYZE
+   * samples a bounded number of rows, so each stays short whatever the size of the index.
    */
-  analyze(): Promise<void>;
+  analyze(part: number): Promise<boolean>;
 }
+
+/** The tables searches read, whose statistics steer their plans. */
+const ANALYZED_TABLES = ['files', 'chunks', 'keyword_docs', 'keyword_tail', 'keyword_blocks', 'keyword_dead', 'file_segments'] as const;
 
 /**
  * Chunk candidates fetched per file asked for, at first: a file's several chunks compete for the top places.
@@ -159,10 +163,11 @@ LIMIT ${files}`;
       return rows[0]?.n ?? 0;
     },
 
-    async analyze() {
-      for (const table of ['files', 'chunks', 'keyword_docs', 'keyword_tail', 'keyword_blocks', 'keyword_dead', 'file_segments']) {
-        await db.exec(`ANALYZE ${table}`);
-      }
+    async analyze(part) {
+      const table = ANALYZED_TABLES[part];
+      if (table === undefined) return false;
+      await db.exec(`ANALYZE ${table}`);
+      return true;
     },
   };
 }

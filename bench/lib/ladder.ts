@@ -1,0 +1,205 @@
+/**
+ * The scale ladder of bench:search: one synthetic tree (SciFact's words and lengths, seeded, 1,000 files a folder)
+ * and, per engine, one index per rung (5k, 25k, 100k files by default), each grown from the rung below it (a copy
+ * of its PGlite data directory, or `CREATE DATABASE … TEMPLATE` on PostgreSQL) by indexing the next folders through
+ * the service's API. Every built rung is kept in a cache folder (PGlite) or a named database (PostgreSQL) under a
+ * key made of the schema (sql/), the embedder and the seed, so a re-run measures at once and a schema change builds
+ * afresh. While a rung grows, a probe client searches without pause: its slowest answer is the stall figure (the
+ * longest a person's search waited while a bulk run and its upkeep went on).
+ */
+import { createHash } from 'node:crypto';
+import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { migrationsDir } from '../../src/paths.js';
+import { indexDirectory, search, startBenchService, type BenchService } from './bench-service.js';
+import { summarize, type LatencySummary } from './search-bench.js';
+
+export type Engine = 'pglite' | 'postgres';
+
+export interface LadderOptions {
+  engine: Engine;
+  /** Rung sizes, ascending, each a multiple of 1,000. */
+  rungs: readonly number[];
+  /** The synthetic tree (<dir>/files/<k>/<n>.txt) holding at least the largest rung. */
+  tree: string;
+  cacheDir: string;
+  pgUrl: string;
+  /** Queries of the stall probe. */
+  queries: readonly string[];
+  /** Build every rung again even when cached. */
+  rebuild: boolean;
+}
+
+export interface StallFigure {
+  /** Searches the probe made while the rung grew and its upkeep ran. */
+  searches: number;
+  summary: LatencySummary;
+  /** The slowest of them, ms. */
+  slowestMs: number;
+  /** Seconds of indexing, then of upkeep after the last run (sealing, ANALYZE). */
+  indexSeconds: number;
+  upkeepSeconds: number;
+  /** The longest upkeep slice the service timed (the longest a search could wait behind upkeep). */
+  longestSliceMs: number;
+  /** Files indexed in this build (the rung minus the one below it). */
+  files: number;
+}
+
+export interface Rung {
+  engine: Engine;
+  files: number;
+  /** Null when the rung came from the cache. */
+  stall: StallFigure | null;
+  bench: BenchService;
+}
+
+const FOLDER_FILES = 1000;
+
+/** The key of a built index: the schema's migrations, the embedder and the seed of the tree. */
+async function ladderKey(seed: number): Promise<string> {
+  const hash = createHash('sha256');
+  for (const name of (await readdir(migrationsDir)).sort()) hash.update(name).update(await readFile(path.join(migrationsDir, name)));
+  hash.update(process.env.FILESIFT_MODEL_DIR ?? 'built-in embedder').update(String(seed));
+  return hash.digest('hex').slice(0, 10);
+}
+
+/** Where a rung lives: a PGlite data directory, or a database name, and its completion marker. */
+function rungPlace(options: LadderOptions, key: string, files: number): { dataDir: string; database: string; marker: string } {
+  const name = `${options.engine}-${key}-${files}`;
+  return {
+    dataDir: path.join(options.cacheDir, name),
+    database: `filesift_ladder_${key}_${files}`,
+    marker: path.join(options.cacheDir, `${name}.complete`),
+  };
+}
+
+async function admin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function databaseExists(url: string, name: string): Promise<boolean> {
+  return admin(url, async (c) => ((await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0);
+}
+
+/** Whether a rung was completed earlier and is still there. */
+async function cached(options: LadderOptions, place: ReturnType<typeof rungPlace>): Promise<boolean> {
+  if ((await readFile(place.marker, 'utf8').catch(() => null)) === null) return false;
+  return options.engine === 'pglite' || databaseExists(options.pgUrl, place.database);
+}
+
+/** Starts from a copy of the rung below (or nothing): the place is emptied first. */
+async function seedFrom(options: LadderOptions, below: ReturnType<typeof rungPlace> | null, place: ReturnType<typeof rungPlace>): Promise<void> {
+  await rm(place.marker, { force: true });
+  if (options.engine === 'pglite') {
+    await rm(place.dataDir, { recursive: true, force: true });
+    if (below) await cp(below.dataDir, place.dataDir, { recursive: true });
+    return;
+  }
+  await admin(options.pgUrl, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${place.database} WITH (FORCE)`);
+    if (below) await c.query(`CREATE DATABASE ${place.database} TEMPLATE ${below.database}`);
+  });
+}
+
+function open(options: LadderOptions, place: ReturnType<typeof rungPlace>): Promise<BenchService> {
+  return options.engine === 'pglite'
+    ? startBenchService({ dataDir: place.dataDir })
+    : startBenchService({ pgUrl: options.pgUrl, pgDatabase: place.database, dataDir: place.dataDir });
+}
+
+interface ProbeSample {
+  /** Round trip seen by the client. */
+  ms: number;
+  /** The service's own took_ms: much less than `ms` means the wait was before the search started. */
+  serverMs: number;
+  /** When it was asked, seconds after the probe started. */
+  atSeconds: number;
+}
+
+/**
+ * A client that searches one query after another (hybrid, a 20 ms breath between answers) until stopped: the
+ * latencies a person would have seen meanwhile.
+ */
+function probe(bench: BenchService, queries: readonly string[]): { stop(): Promise<ProbeSample[]> } {
+  const samples: ProbeSample[] = [];
+  let running = true;
+  const t0 = performance.now();
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const started = performance.now();
+      const answer = await search(bench, { query: queries[i % queries.length]!, mode: 'hybrid' });
+      samples.push({ ms: performance.now() - started, serverMs: answer.took_ms, atSeconds: (started - t0) / 1000 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+/**
+ * Yields each rung open and ready to measure (the caller measures, then calls `next` which closes it): built now
+ * (with its stall figure) or taken from the cache.
+ */
+export async function* ladder(options: LadderOptions, log: (line: string) => void): AsyncGenerator<Rung> {
+  await mkdir(options.cacheDir, { recursive: true });
+  const key = await ladderKey(42);
+  let below: { files: number; place: ReturnType<typeof rungPlace> } | null = null;
+  for (const files of options.rungs) {
+    if (files % FOLDER_FILES !== 0) throw new Error(`rung ${files} is not a multiple of ${FOLDER_FILES}`);
+    const place = rungPlace(options, key, files);
+    let stall: StallFigure | null = null;
+    let bench: BenchService;
+    if (!options.rebuild && (await cached(options, place))) {
+      log(`[${options.engine}] ${files} files: index reused (${options.engine === 'pglite' ? place.dataDir : place.database})`);
+      bench = await open(options, place);
+    } else {
+      await seedFrom(options, below?.place ?? null, place);
+      bench = await open(options, place);
+      const first = (below?.files ?? 0) / FOLDER_FILES;
+      log(`[${options.engine}] ${files} files: indexing folders ${first}–${files / FOLDER_FILES - 1} on top of ${below?.files ?? 0} (probe searching meanwhile)`);
+      // The first search starts the query embedder's thread (seconds): a start-up cost, not a stall of the bulk run.
+      await search(bench, { query: options.queries[0]!, mode: 'hybrid' });
+      const watch = probe(bench, options.queries);
+      const t0 = performance.now();
+      let indexed = 0;
+      for (let k = first; k < files / FOLDER_FILES; k++) {
+        const run = await indexDirectory(bench, path.join(options.tree, 'files', String(k)), false);
+        indexed += run.indexed;
+        if ((k + 1) % 10 === 0) log(`  … ${(k + 1) * FOLDER_FILES} files (${(indexed / ((performance.now() - t0) / 1000)).toFixed(0)} files/s)`);
+      }
+      const t1 = performance.now();
+      await bench.service.upkeep.idle();
+      const t2 = performance.now();
+      const samples = await watch.stop();
+      stall = {
+        searches: samples.length,
+        summary: summarize(samples.map((x) => x.ms)),
+        slowestMs: Math.max(...samples.map((x) => x.ms)),
+        indexSeconds: (t1 - t0) / 1000,
+        upkeepSeconds: (t2 - t1) / 1000,
+        longestSliceMs: bench.service.upkeep.state.longestSliceMs,
+        files: indexed,
+      };
+      log(`  built: ${indexed} files in ${stall.indexSeconds.toFixed(0)} s + upkeep ${stall.upkeepSeconds.toFixed(1)} s; ` +
+        `${samples.length} probe searches; slowest (client ms / server ms @ s): ` +
+        [...samples].sort((a, b) => b.ms - a.ms).slice(0, 4).map((x) => `${x.ms.toFixed(0)}/${x.serverMs.toFixed(0)} @${x.atSeconds.toFixed(0)}`).join(', '));
+      await writeFile(place.marker, JSON.stringify({ files, key, builtAt: new Date().toISOString() }));
+    }
+    yield { engine: options.engine, files, stall, bench };
+    await bench.close();
+    below = { files, place };
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * One store call at a time on the embedded engine, interactive calls first. PGlite runs one statement at a time on
+ * one thread, and a transaction holds it whole; left to itself it serves waiting calls in arrival order, so during a
+ * bulk run a person's search queued behind every file write already waiting (seconds on a loaded machine). Here a
+ * search waits for at most the one call running now: interactive calls (searches, reads the API answers) overtake
+ * waiting background calls (file writes, queue persistence, index upkeep), and each class keeps its own arrival
+ * order, so writes still land in the order they were made. Hand-written: the policy is ours, and it is ten lines.
+ */
+export type CallPriority = 'interactive' | 'background';
+
+export class CallGate {
+  #busy = false;
+  readonly #waiting: Record<CallPriority, (() => void)[]> = { interactive: [], background: [] };
+
+  /** Runs `work` when the gate is free and no call of a higher class waits. */
+  async run<T>(priority: CallPriority, work: () => Promise<T>): Promise<T> {
+    if (this.#busy) await new Promise<void>((resolve) => this.#waiting[priority].push(resolve));
+    else this.#busy = true;
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiting.interactive.shift() ?? this.#waiting.background.shift();
+      if (next) next();
+      else this.#busy = false;
+    }
+  }
+
+  /** Calls waiting now, per class (tests, diagnostics). */
+  get waiting(): Record<CallPriority, number> {
+    return { interactive: this.#waiting.interactive.length, background: this.#waiting.background.length };
+  }
+}

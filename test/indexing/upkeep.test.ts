@@ -1,0 +1,70 @@
+/**
+ * src/indexing/upkeep.ts on a real database (PGlite, and PostgreSQL with TEST_DATABASE_URL): after a run, every
+ * new document of the keyword index is sealed into blocks in slices, and statistics are refreshed one table at a
+ * time; searches answer the same before and after.
+ */
+import { expect } from 'chai';
+import { insertFiles } from '../../bench/lib/keyword-db.js';
+import { IndexUpkeep } from '../../src/indexing/upkeep.js';
+import { createLogger } from '../../src/logger.js';
+import { parseSearchQuery } from '../../src/search/query-parser.js';
+import type { SqlDatabase } from '../../src/store/sql.js';
+import { createStore, type StoreApi } from '../../src/store/store.js';
+import { forEachEngine } from '../helpers/engines.js';
+import { openKeywordTestDb } from '../store/keyword/fixture.js';
+
+const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'jasper'];
+
+forEachEngine('IndexUpkeep', (engine) => {
+  let db: SqlDatabase;
+  let store: StoreApi;
+  let close: () => Promise<void>;
+  beforeEach(async () => {
+    ({ db, close } = await openKeywordTestDb(engine));
+    store = createStore(db);
+  });
+  afterEach(() => close());
+
+  it('seals every new document after a run, in slices, and the search answers the same', async () => {
+    const files = Array.from({ length: 300 }, (_, i) => ({
+      path: `/d/${i}.txt`,
+      filename: `${i}.txt`,
+      extension: 'txt',
+      content: `${WORDS[i % 10]} ${WORDS[(i * 7) % 10]} ${WORDS[(i * 3) % 10]} note ${i}`,
+    }));
+    await insertFiles(db, files);
+    const search = () => store.search.keyword(parseSearchQuery('amber garnet'), { limit: 20 });
+    const before = await search();
+    expect(before).to.have.length(20);
+    expect(await store.search.unsealedKeywords()).to.equal(300);
+
+    // A 1 ms target shrinks the slices to their floor: several slices, each with a pause for searches.
+    const upkeep = new IndexUpkeep({ store, logger: createLogger('silent'), sliceMs: 1, pauseMs: 1, checkEveryMs: 0 });
+    try {
+      upkeep.written(300, true);
+      await upkeep.idle();
+      expect(await store.search.unsealedKeywords()).to.equal(0);
+      expect(upkeep.state.sealed).to.equal(300);
+      const after = await search();
+      expect(after).to.deep.equal(before);
+    } finally {
+      await upkeep.close();
+    }
+  });
+
+  it('refreshes planner statistics after enough writes, one table a call', async () => {
+    await insertFiles(db, Array.from({ length: 50 }, (_, i) => ({ path: `/s/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: 'slate' })));
+    const tuples = async (): Promise<number> => (await db.query<{ n: number }>(`SELECT reltuples::float8 AS n FROM pg_class WHERE relname = 'files'`)).rows[0]!.n;
+    expect(await tuples()).to.be.lessThan(50);
+    const upkeep = new IndexUpkeep({ store, logger: createLogger('silent'), analyzeAfter: 10, checkEveryMs: 0 });
+    try {
+      upkeep.written(50, true);
+      await upkeep.idle();
+      expect(await tuples()).to.equal(50);
+    } finally {
+      await upkeep.close();
+    }
+    expect(await store.search.analyze(0)).to.equal(true);
+    expect(await store.search.analyze(1_000)).to.equal(false);
+  });
+});

@@ -24,9 +24,14 @@ export function strongCosine(p: FusionProfile): number {
   return p.floor + ((1 - p.floor) * p.keywordWeight * p.matchBonus) / p.semanticWeight;
 }
 
-/** By embedder identity (`kind:model`, as files record it in `embedding_model`). */
+/**
+ * By embedder identity (`kind:model`, as files record it in `embedding_model`). Measured: the built-in embedder's
+ * (bench:fusion, 2026-11-24: floor = p5 of train relevant cosines; test hybrid 0.6941 / R@100 0.9203 against keyword
+ * 0.6923 / 0.9202). Not measured yet (chosen by hand from the models' cosine scales, to be replaced by
+ * `npm run bench:fusion` with FILESIFT_MODEL_DIR set): MiniLM's and bge-small's.
+ */
 export const FUSION_PROFILES: Readonly<Record<string, Readonly<FusionProfile>>> = Object.freeze({
-  'static:glove-sg-100d-sif': Object.freeze({ semanticWeight: 0.1, keywordWeight: 0.9, matchBonus: 0.3, floor: 0.5 }),
+  'static:glove-sg-100d-sif': Object.freeze({ semanticWeight: 0.1, keywordWeight: 0.9, matchBonus: 0.3, floor: 0.62 }),
   'transformer:all-MiniLM-L6-v2': Object.freeze({ semanticWeight: 0.3, keywordWeight: 0.7, matchBonus: 0.3, floor: 0.3 }),
   'transformer:bge-small-en-v1.5': Object.freeze({ semanticWeight: 0.4, keywordWeight: 0.6, matchBonus: 0.3, floor: 0.6 }),
 });

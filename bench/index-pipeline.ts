@@ -32,9 +32,9 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { defaultBuiltinDir } from '../src/pipeline/embedders/index.js';
 import { readStaticMeta, StaticEmbedder } from '../src/pipeline/embedders/static.js';
-import { readModelConfig, TransformerEmbedder } from '../src/pipeline/embedders/transformer.js';
+import { readModelConfig } from '../src/pipeline/embedders/model-config.js';
+import { loadModelTokenizer, TransformerEmbedder } from '../src/pipeline/embedders/transformer.js';
 import type { Embedder } from '../src/pipeline/embedders/types.js';
-import { WordPieceTokenizer } from '../src/pipeline/embedders/wordpiece.js';
 import { startService } from '../src/service.js';
 import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
 import { sharedPath } from '../test/helpers/shared.js';
@@ -219,9 +219,11 @@ async function child(config: ChildConfig): Promise<ChildResult> {
 async function bareSetup(config: ChildConfig): Promise<{ embedder: Embedder; tokenize: Tokenize; batchSize: number; modelPath: string; output: string }> {
   if (config.modelDir) {
     const embedder = await TransformerEmbedder.load(config.modelDir);
-    const tokenizer = WordPieceTokenizer.fromVocabFile(path.join(config.modelDir, 'vocab.txt'), readModelConfig(config.modelDir).tokenizer);
-    // TransformerEmbedder defaults: windows of at most 256 tokens, batches of 8.
-    return { embedder, tokenize: (t) => tokenizer.encode(t, 256), batchSize: 8, modelPath: path.join(config.modelDir, 'model.onnx'), output: 'last_hidden_state' };
+    const modelConfig = readModelConfig(config.modelDir);
+    const tokenizer = loadModelTokenizer(config.modelDir, modelConfig);
+    // TransformerEmbedder defaults: windows of the model's max_seq_length (256 when unknown), batches of 8.
+    const maxTokens = modelConfig.maxTokens ?? 256;
+    return { embedder, tokenize: (t) => tokenizer.encode(t, maxTokens), batchSize: 8, modelPath: path.join(config.modelDir, 'model.onnx'), output: 'last_hidden_state' };
   }
   const dir = defaultBuiltinDir();
   const meta = readStaticMeta(dir);

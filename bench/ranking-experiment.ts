@@ -1,7 +1,8 @@
 /**
- * Ranking experiment on SciFact (BEIR): keyword BM25F inside the database, hybrid fusion, latency, scale.
+ * Ranking experiment on SciFact (BEIR): keyword BM25F inside the database, latency, scale. (Hybrid fusion is
+ * chosen per embedding model by bench/fusion-experiment.ts, `npm run bench:fusion`.)
  *
- *   npm run bench:ranking -- [--variants english-split,english,simple] [--no-fusion] [--scale N]
+ *   npm run bench:ranking -- [--variants english-split,english,simple] [--scale N]
  *                            [--pg postgres://...] [--quick]
  *   npm run bench:ranking -- --scale-only N      (only the synthetic scale test, N files)
  *
@@ -10,8 +11,7 @@
  * stores them. For each text search variant, sweeps k1/b/query-tf/field weights on the *train* split only
  * (809 queries) and reports the chosen point on *test* (300 queries); the chosen points are re-run through
  * the real keyword search (src/store/keyword/) to confirm it and the reference agree. Then keyword latency (p50/p95 over the
- * test queries, one client), hybrid fusion with the built-in static embedder when it is built (weights and
- * normalisations tuned on train), optionally a synthetic scale test and the same SQL on native PostgreSQL.
+ * test queries, one client), optionally a synthetic scale test and the same SQL on native PostgreSQL.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { searchKeyword } from '../src/store/keyword/search.js';
@@ -19,17 +19,13 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { analyzeLocally } from '../src/pipeline/analyze/local/index.js';
-import { defaultBuiltinDir, describeEmbedder } from '../src/pipeline/embedders/index.js';
-import { StaticEmbedder } from '../src/pipeline/embedders/static.js';
 import type { FieldWeights } from '../src/store/keyword/bm25.js';
 import type { CandidateFilters } from '../src/store/queries/filters.js';
-import { DEFAULT_FUSION, fuseScores, type FusionOptions } from '../src/search/fuse.js';
 import {
   DEFAULT_KEYWORD_RANKING,
   type KeywordHitRow,
   type KeywordRankingSettings,
 } from '../src/store/keyword/query.js';
-import type { Normalization } from '../src/search/normalize.js';
 import { parseSearchQuery } from '../src/search/query-parser.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { openPostgres } from '../src/store/engines/postgres.js';
@@ -39,7 +35,6 @@ import { loadGridData, rankGrid, type GridData, type GridPoint } from './lib/bm2
 import { applyKeywordSchema, insertFiles, type FileRowInput } from './lib/keyword-db.js';
 import { evaluateRuns, percentile, type RunScores } from './lib/metrics.js';
 import { loadDocs, loadQueries, type SciFactQueries } from './lib/scifact.js';
-import { embedCorpus, semanticTopK } from './lib/semantic.js';
 import { syntheticDocs } from './lib/synthetic.js';
 
 const VARIANTS: Record<string, { sql: string; about: string }> = {
@@ -63,7 +58,6 @@ const args = readBenchArgs(
     about: 'Ranking experiment on SciFact: keyword BM25F in the database tuned on train, hybrid fusion, latency, scale.',
     options: {
       variants: { type: 'string', value: Object.keys(VARIANTS).join(','), default: Object.keys(VARIANTS).join(','), description: 'text search configurations to compare' },
-      'no-fusion': { type: 'boolean', description: 'skip the hybrid fusion experiment' },
       scale: { type: 'string', value: 'N', description: 'also the synthetic scale test with N files' },
       pg: { type: 'string', value: 'URL', description: 'also the chosen setting on native PostgreSQL at URL' },
       quick: { type: 'boolean', description: 'a coarse grid (a quick check, not a result)' },
@@ -73,7 +67,6 @@ const args = readBenchArgs(
   // Checked here, before the experiment's hour of work, not when it gets to them.
   ({ values }) => ({
     variants: listOption('variants', values.variants, Object.keys(VARIANTS)),
-    fusion: !values['no-fusion'],
     scale: positiveInt('scale', values.scale, undefined),
     pg: values.pg,
     quick: values.quick,
@@ -334,86 +327,9 @@ async function latencyAndFusion(
   const allMatch = [...narrowed.runs.values()].every((ids2) => ids2.every((id) => id.startsWith('1')));
   console.log(`\nglob filter check: every returned file matches 1*.txt: ${allMatch}`);
 
-  if (args.fusion) await fusionExperiment(db, settings, corpusIdOf, ids, texts, train, test);
   await db.close();
   if (args.pg !== undefined) await nativePostgres(args.pg, variantName, settings, rows, corpusIds, test);
   if (args.scale !== undefined) await scaleTest(args.scale, variantName, settings, texts.map((t) => t.text), testTexts);
-}
-
-async function fusionExperiment(
-  db: SqlDatabase,
-  settings: KeywordRankingSettings,
-  corpusIdOf: Map<number, string>,
-  ids: number[],
-  texts: { text: string; title: string }[],
-  train: SciFactQueries,
-  test: SciFactQueries,
-): Promise<void> {
-  const builtinDir = defaultBuiltinDir();
-  const described = describeEmbedder({ builtinDir });
-  if (!described.ok || described.kind !== 'static') {
-    console.log(`\nFusion: skipped, no built-in embedder (${described.ok ? described.kind : described.reason})`);
-    return;
-  }
-  const embedder = await StaticEmbedder.load(builtinDir, { intraOpThreads: 1 });
-  let t0 = performance.now();
-  const corpus = await embedCorpus(embedder, texts);
-  console.log(`\nFusion: built-in ${embedder.info.model} (${embedder.info.dimension}-d), ${corpus.owners.length} chunks embedded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-
-  const sides = async (split: SciFactQueries): Promise<Map<string, { sem: [number, number][]; kw: KeywordHitRow[] }>> => {
-    const vectors = await embedder.embed(split.queries.map((q) => q.text));
-    const { rows } = await sqlRuns(db, split, settings, corpusIdOf);
-    return new Map(
-      split.queries.map((q, i) => [
-        q.id,
-        { sem: semanticTopK(corpus, vectors[i]!, LIMIT).map(([d, s]) => [ids[d]!, s] as [number, number]), kw: rows.get(q.id) ?? [] },
-      ]),
-    );
-  };
-  t0 = performance.now();
-  const trainSides = await sides(train);
-  const testSides = await sides(test);
-  await embedder.close();
-
-  const fuseRuns = (all: Map<string, { sem: [number, number][]; kw: KeywordHitRow[] }>, options: FusionOptions): Runs =>
-    new Map(
-      [...all].map(([q, s]) => [
-        q,
-        fuseScores(s.sem, s.kw.map((r) => [r.id, r.score] as const), options, new Map(s.kw.filter((r) => r.tier > 0).map((r) => [r.id, r.tier])))
-          .slice(0, LIMIT)
-          .map((h) => corpusIdOf.get(h.id)!),
-      ]),
-    );
-  const semOnly = (all: Map<string, { sem: [number, number][] }>): Runs => new Map([...all].map(([q, s]) => [q, s.sem.map(([id]) => corpusIdOf.get(id)!)]));
-  const kwOnly = (all: Map<string, { kw: KeywordHitRow[] }>): Runs => new Map([...all].map(([q, s]) => [q, s.kw.map((r) => corpusIdOf.get(r.id)!)]));
-
-  const grid: FusionOptions[] = [];
-  const norms: Normalization[] = ['none', 'max', 'min-max'];
-  for (const w of [0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5])
-    for (const kwNorm of ['max', 'min-max'] as const)
-      for (const semNorm of norms)
-        for (const semMissing of ['zero', 'floor'] as const)
-          for (const kwMissing of ['zero', 'floor'] as const)
-            grid.push({ semantic: { weight: w, normalization: semNorm, missing: semMissing }, keyword: { weight: 1 - w, normalization: kwNorm, missing: kwMissing } });
-  let best = grid[0]!;
-  let bestScore = -1;
-  for (const o of grid) {
-    const s = evaluateRuns(fuseRuns(trainSides, o), train.qrels).ndcgAt10;
-    if (s > bestScore + 1e-12) {
-      bestScore = s;
-      best = o;
-    }
-  }
-  const describe = (o: FusionOptions): string =>
-    `w_sem=${o.semantic.weight} (${o.semantic.normalization}, missing ${o.semantic.missing}) + w_kw=${o.keyword.weight.toFixed(2)} (${o.keyword.normalization}, missing ${o.keyword.missing})`;
-  const t = ['| mode | train nDCG@10 | train R@100 | test nDCG@10 | test R@100 |', '|---|---|---|---|---|'];
-  t.push(scoresLine('keyword only', evaluateRuns(kwOnly(trainSides), train.qrels), evaluateRuns(kwOnly(testSides), test.qrels)));
-  t.push(scoresLine('semantic only (exact best-chunk cosine)', evaluateRuns(semOnly(trainSides), train.qrels), evaluateRuns(semOnly(testSides), test.qrels)));
-  t.push(scoresLine(`hybrid, chosen on train: ${describe(best)}`, evaluateRuns(fuseRuns(trainSides, best), train.qrels), evaluateRuns(fuseRuns(testSides, best), test.qrels)));
-  const design: FusionOptions = { semantic: { weight: 0.25, normalization: 'none', missing: 'zero' }, keyword: { weight: 1, normalization: 'max', missing: 'zero' } };
-  t.push(scoresLine(`hybrid, DEFAULT_FUSION: ${describe(DEFAULT_FUSION)}`, evaluateRuns(fuseRuns(trainSides, DEFAULT_FUSION), train.qrels), evaluateRuns(fuseRuns(testSides, DEFAULT_FUSION), test.qrels)));
-  t.push(scoresLine(`hybrid, DESIGN.md's: ${describe(design)}`, evaluateRuns(fuseRuns(trainSides, design), train.qrels), evaluateRuns(fuseRuns(testSides, design), test.qrels)));
-  console.log(t.join('\n'));
 }
 
 async function nativePostgres(url: string, variantName: string, settings: KeywordRankingSettings, rows: FileRowInput[], corpusIds: string[], test: SciFactQueries): Promise<void> {

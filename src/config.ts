@@ -11,13 +11,18 @@ export interface ServiceConfig {
   databaseUrl: string | null;
   apiToken: string | null;
   modelDir: string | null;
-  /** Model download: 'auto' fetches all-MiniLM-L6-v2 in the background when it is missing; 'off' (default) never. */
+  /** The transformer model the service uses and pulls (FILESIFT_MODEL, default all-MiniLM-L6-v2). */
+  model: ModelName;
+  /**
+   * Model download: 'off' (default: the service never reaches the network by itself) or 'auto' (fetch the configured
+   * model in the background when it is missing).
+   */
   modelPull: ModelPullMode;
-  /** Which all-MiniLM-L6-v2 export a pull fetches (FILESIFT_MODEL_VARIANT, default int8). */
+  /** Which export of the model a pull fetches (FILESIFT_MODEL_VARIANT, default int8). */
   modelVariant: ModelVariant;
   /** A mirror of the model hub (FILESIFT_MODEL_BASE_URL); null: the hub itself. */
   modelBaseUrl: string | null;
-  /** Advanced/tests: a JSON manifest listing other files to pull than all-MiniLM-L6-v2's (FILESIFT_MODEL_MANIFEST). */
+  /** Advanced/tests: a JSON manifest listing other files to pull than the model's (FILESIFT_MODEL_MANIFEST). */
   modelManifest: string | null;
   logLevel: LogLevel;
   /** Extra Host header names accepted besides loopback names (DNS-rebinding defence). */
@@ -36,6 +41,10 @@ export const MODEL_PULL_MODES = ['off', 'auto'] as const;
 export type ModelPullMode = (typeof MODEL_PULL_MODES)[number];
 export const MODEL_VARIANTS = ['int8', 'fp32'] as const;
 export type ModelVariant = (typeof MODEL_VARIANTS)[number];
+/** The transformer models filesift knows by name (how each runs: pipeline/embedders/known-models.ts). */
+export const MODEL_NAMES = ['all-MiniLM-L6-v2', 'bge-small-en-v1.5'] as const;
+export type ModelName = (typeof MODEL_NAMES)[number];
+export const DEFAULT_MODEL: ModelName = 'all-MiniLM-L6-v2';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -68,7 +77,10 @@ export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 /** The model-download variables (shared by the service and `filesift pull-model`). */
 export function modelPullFromEnv(
   env: NodeJS.ProcessEnv = process.env,
-): Pick<ServiceConfig, 'modelPull' | 'modelVariant' | 'modelBaseUrl' | 'modelManifest'> {
+): Pick<ServiceConfig, 'model' | 'modelPull' | 'modelVariant' | 'modelBaseUrl' | 'modelManifest'> {
+  const modelText = env.FILESIFT_MODEL?.trim() || DEFAULT_MODEL;
+  const model = MODEL_NAMES.find((m) => m.toLowerCase() === modelText.toLowerCase());
+  if (!model) throw new ConfigError(`FILESIFT_MODEL must be one of ${MODEL_NAMES.join(', ')}, got '${env.FILESIFT_MODEL}'`);
   const modelPull = (env.FILESIFT_MODEL_PULL?.trim().toLowerCase() || 'off') as ModelPullMode;
   if (!MODEL_PULL_MODES.includes(modelPull)) {
     throw new ConfigError(`FILESIFT_MODEL_PULL must be one of ${MODEL_PULL_MODES.join(', ')}, got '${env.FILESIFT_MODEL_PULL}'`);
@@ -82,7 +94,7 @@ export function modelPullFromEnv(
     throw new ConfigError(`FILESIFT_MODEL_BASE_URL must start with http:// or https://`);
   }
   const manifest = env.FILESIFT_MODEL_MANIFEST?.trim();
-  return { modelPull, modelVariant, modelBaseUrl, modelManifest: manifest ? path.resolve(manifest) : null };
+  return { model, modelPull, modelVariant, modelBaseUrl, modelManifest: manifest ? path.resolve(manifest) : null };
 }
 
 /**

@@ -26,7 +26,7 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 
 function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
   const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', FILESIFT_API_TOKEN: TOKEN, ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', FILESIFT_API_TOKEN: TOKEN, FILESIFT_MODEL_PULL: 'off', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

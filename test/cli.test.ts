@@ -34,7 +34,7 @@ const START_DEADLINE_MS = 90_000;
 
 function run(env: Record<string, string>, { token = true }: { token?: boolean } = {}): Run {
   const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...(token ? { FILESIFT_API_TOKEN: TOKEN } : {}), ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', FILESIFT_MODEL_PULL: 'off', ...(token ? { FILESIFT_API_TOKEN: TOKEN } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -79,6 +79,7 @@ describe('docker-compose deployment, run natively', function () {
     else delete env.DATABASE_URL;
     env.FILESIFT_DATA_DIR = dataDir;
     env.PORT = String(40000 + Math.floor(Math.random() * 20000));
+    env.FILESIFT_MODEL_PULL = 'off'; // the test never reaches the model hub (compose's service does, by default)
     expect(env.HOST).to.equal('0.0.0.0');
     // The image's own command (exec form: `CMD ["node", "dist/src/cli.js", "serve"]`), run from the checkout.
     const command = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;

@@ -55,8 +55,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FILESIFT_MODEL_BASE_URL: 'ftp://x' })).to.throw(ConfigError, /FILESIFT_MODEL_BASE_URL/);
   });
 
-  it('reads the model download variables, off by default', () => {
-    expect(loadConfig({})).to.include({ modelPull: 'off', modelVariant: 'int8', modelBaseUrl: null, modelManifest: null });
+  it('reads the model variables: all-MiniLM-L6-v2 (int8), never downloaded by itself, by default', () => {
+    expect(loadConfig({})).to.include({ model: 'all-MiniLM-L6-v2', modelPull: 'off', modelVariant: 'int8', modelBaseUrl: null, modelManifest: null });
+    expect(loadConfig({ FILESIFT_MODEL: 'BGE-small-en-v1.5', FILESIFT_MODEL_PULL: 'auto' })).to.include({ model: 'bge-small-en-v1.5', modelPull: 'auto' });
+    expect(() => loadConfig({ FILESIFT_MODEL: 'gte-small' })).to.throw(ConfigError, /FILESIFT_MODEL must be one of all-MiniLM-L6-v2, bge-small-en-v1.5, got 'gte-small'/);
     expect(
       loadConfig({ FILESIFT_MODEL_PULL: 'AUTO', FILESIFT_MODEL_VARIANT: 'fp32', FILESIFT_MODEL_BASE_URL: 'https://mirror.lan/m', FILESIFT_MODEL_MANIFEST: '/etc/m.json' }),
     ).to.include({ modelPull: 'auto', modelVariant: 'fp32', modelBaseUrl: 'https://mirror.lan/m', modelManifest: '/etc/m.json' });

@@ -20,8 +20,7 @@ const api: QueryEmbedderWorkerApi = {
   },
   async embed(text) {
     if (!embedder) throw new Error('query embedder is not loaded');
-    const [vector] = await embedder.embed([text]);
-    return vector!;
+    return embedder.embedQuery(text);
   },
   async close() {
     await embedder?.close();

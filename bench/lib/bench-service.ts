@@ -69,6 +69,8 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
     PORT: '0',
     FILESIFT_DATA_DIR: dataDir,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // Benchmarks never reach the model hub: FILESIFT_MODEL_DIR names the model to measure.
+    FILESIFT_MODEL_PULL: 'off',
     ...passThrough,
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
     ...options.env,
@@ -189,6 +191,7 @@ export interface SearchAnswer {
   results: { file: { filename: string; file_path: string } }[];
   mode: string;
   notice: string | null;
+  did_you_mean: string | null;
   took_ms: number;
 }
 

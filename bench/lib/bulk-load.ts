@@ -10,6 +10,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { modelPullFromEnv } from '../../src/config.js';
 import { resolveEmbedder } from '../../src/models/resolve.js';
 import { loadEmbedder } from '../../src/pipeline/embedders/index.js';
 import { embedText } from '../../src/pipeline/task.js';
@@ -31,7 +32,7 @@ export interface BulkTarget {
 
 /** Writes `files` (paths of .txt files) into the index at `target`; answers the seconds spent per step. */
 export async function bulkLoad(target: BulkTarget, files: readonly string[], log: (line: string) => void): Promise<{ load: number; vectorIndex: number; seal: number }> {
-  const active = resolveEmbedder({ modelDir: process.env.FILESIFT_MODEL_DIR ?? null, dataDir: target.dataDir });
+  const active = resolveEmbedder({ model: modelPullFromEnv(process.env).model, modelDir: process.env.FILESIFT_MODEL_DIR ?? null, dataDir: target.dataDir });
   if (!active.description.ok || active.identity === null) throw new Error(`no embedder for the bulk load: ${active.description.ok ? '' : active.description.reason}`);
   const embedder = await loadEmbedder({ modelDir: active.modelDir ?? undefined, builtinDir: active.builtinDir });
   const dimension = embedder.info.dimension;

@@ -88,6 +88,7 @@ export class AutoModelPull {
       baseUrl: plan.baseUrl,
       destDir: dir,
       files: plan.files,
+      ...(plan.card ? { card: plan.card } : {}),
       signal: this.#controller.signal,
       onProgress: (p) => this.#progress(p),
     });

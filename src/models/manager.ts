@@ -12,7 +12,7 @@ import type { PipelinePool } from '../pipeline/pool.js';
 import { modelStamp, resolveEmbedder, type ActiveEmbedder } from './resolve.js';
 
 export interface EmbedderManagerDeps {
-  config: Pick<ServiceConfig, 'modelDir' | 'dataDir'>;
+  config: Pick<ServiceConfig, 'modelDir' | 'dataDir' | 'model'>;
   pool: PipelinePool;
   bus: EventBus;
   logger: Logger;

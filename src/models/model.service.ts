@@ -117,9 +117,9 @@ function autoModelPull(config: ServiceConfig, bus: EventBus, logger: Logger, onP
     logger.info({ modelDir: config.modelDir }, 'FILESIFT_MODEL_DIR is set: no automatic model download');
     return null;
   }
-  const dir = defaultModelDir(config.dataDir);
+  const dir = defaultModelDir(config.dataDir, config.model);
   if (isTransformerDir(dir)) return null;
-  const plan = pullPlan({ variant: config.modelVariant, baseUrl: config.modelBaseUrl, manifest: config.modelManifest });
+  const plan = pullPlan({ model: config.model, variant: config.modelVariant, baseUrl: config.modelBaseUrl, manifest: config.modelManifest });
   if (!plan.ok) {
     logger.error({ reason: plan.reason }, 'automatic model download not possible');
     return null;

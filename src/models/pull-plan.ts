@@ -1,5 +1,6 @@
 /**
- * What a model pull fetches: all-MiniLM-L6-v2 (int8 or fp32) from its hub or a mirror, or, for tests and
+ * What a model pull fetches: a known model (all-MiniLM-L6-v2 or bge-small-en-v1.5, int8 or fp32) from its hub or a
+ * mirror, or, for tests and
  * advanced use, the files a JSON manifest lists (any sentence-transformers folder, with its own hashes):
  *
  *   { "model": "my-model", "files": [{ "name": "onnx/model.onnx", "saveAs": "model.onnx", "sha256": "…", "bytes": 123 }] }
@@ -7,20 +8,25 @@
  * `model` is a label for messages; `saveAs` and `bytes` are optional. Every file needs a sha256.
  */
 import { readFileSync } from 'node:fs';
-import { MINILM_BASE_URL, MINILM_MODEL_NAME, miniLmFiles, type PullFile } from './pull.js';
+import { DEFAULT_MODEL, type ModelName } from '../config.js';
+import { MODEL_HUB, type PullFile } from './pull.js';
 
 export interface PullPlan {
   /** Label for messages and events, e.g. 'all-MiniLM-L6-v2 (int8)'. */
   model: string;
   baseUrl: string;
   files: PullFile[];
+  /** filesift-model.json for the folder (known models only: it names the model and variant). */
+  card?: Record<string, string>;
 }
 
 export interface PullPlanOptions {
+  /** Which known model (default all-MiniLM-L6-v2). */
+  model?: ModelName;
   variant?: 'int8' | 'fp32';
   /** A mirror of the hub (default: the hub). */
   baseUrl?: string | null;
-  /** A manifest file to pull instead of all-MiniLM-L6-v2's files. */
+  /** A manifest file to pull instead of the model's files. */
   manifest?: string | null;
 }
 
@@ -65,7 +71,9 @@ export function parsePullManifest(text: string, source: string): { ok: true; mod
 }
 
 export function pullPlan(options: PullPlanOptions = {}): PullPlanResult {
-  const baseUrl = options.baseUrl ?? MINILM_BASE_URL;
+  const model = options.model ?? DEFAULT_MODEL;
+  const hub = MODEL_HUB[model];
+  const baseUrl = options.baseUrl ?? hub.baseUrl;
   if (options.manifest) {
     let text: string;
     try {
@@ -78,5 +86,8 @@ export function pullPlan(options: PullPlanOptions = {}): PullPlanResult {
     return { ok: true, plan: { model: manifest.model, baseUrl, files: manifest.files } };
   }
   const variant = options.variant ?? 'int8';
-  return { ok: true, plan: { model: `${MINILM_MODEL_NAME} (${variant})`, baseUrl, files: miniLmFiles(variant) } };
+  return {
+    ok: true,
+    plan: { model: `${model} (${variant})`, baseUrl, files: hub.files(variant), card: { model, variant, source: baseUrl } },
+  };
 }

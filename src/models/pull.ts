@@ -7,8 +7,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { ModelName, ModelVariant } from '../config.js';
+import { MODEL_CARD_FILE } from '../pipeline/embedders/model-config.js';
 
 export interface PullFile {
   /** Path under the base URL, e.g. 'onnx/model_quantized.onnx'. */
@@ -37,6 +39,11 @@ export interface PullOptions {
   signal?: AbortSignal;
   /** Give up on a file when no data arrives for this long (default 60 s). */
   idleTimeoutMs?: number;
+  /**
+   * Written to filesift-model.json before the files (it names the model: its pooling and query instruction follow
+   * from the name, pipeline/embedders/known-models.ts). Not a model marker: the folder is one once model.onnx is.
+   */
+  card?: Record<string, string>;
 }
 
 export type PullFailureCode = 'http_error' | 'network_error' | 'size_mismatch' | 'checksum_mismatch' | 'aborted' | 'io_error';
@@ -48,6 +55,8 @@ export type PullResult =
 /** Where all-MiniLM-L6-v2's ONNX export lives (Transformers.js layout). */
 export const MINILM_BASE_URL = 'https://huggingface.co/Xenova/all-MiniLM-L6-v2/resolve/main';
 export const MINILM_MODEL_NAME = 'all-MiniLM-L6-v2';
+/** Where bge-small-en-v1.5's ONNX export lives (the same layout). */
+export const BGE_SMALL_BASE_URL = 'https://huggingface.co/Xenova/bge-small-en-v1.5/resolve/main';
 
 /**
  * The files of all-MiniLM-L6-v2 that the transformer embedder reads, with the sizes and sha256 hashes from
@@ -80,6 +89,27 @@ export function miniLmFiles(variant: 'int8' | 'fp32' = 'int8'): PullFile[] {
     model,
   ];
 }
+
+/**
+ * The files of bge-small-en-v1.5 the transformer embedder reads: tokenizer.json and the ONNX export, with the sizes
+ * and sha256 hashes of the same files inside the Maven Central artifacts dev.langchain4j:langchain4j-embeddings-
+ * bge-small-en-v15(-q):1.20.0-beta30, which name this repository's onnx/model(_quantized).onnx and tokenizer.json as
+ * their source (scripts/fetch-models.sh records the same hashes). Its pooling and query instruction come from its
+ * name (filesift-model.json), not from files.
+ */
+export function bgeSmallFiles(variant: ModelVariant = 'int8'): PullFile[] {
+  const model: PullFile =
+    variant === 'int8'
+      ? { name: 'onnx/model_quantized.onnx', saveAs: 'model.onnx', bytes: 34014426, sha256: '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4' }
+      : { name: 'onnx/model.onnx', saveAs: 'model.onnx', bytes: 133093490, sha256: '828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35' };
+  return [{ name: 'tokenizer.json', bytes: 711396, sha256: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' }, model];
+}
+
+/** Each known model's hub folder and files. */
+export const MODEL_HUB: Record<ModelName, { baseUrl: string; files: (variant: ModelVariant) => PullFile[] }> = {
+  'all-MiniLM-L6-v2': { baseUrl: MINILM_BASE_URL, files: miniLmFiles },
+  'bge-small-en-v1.5': { baseUrl: BGE_SMALL_BASE_URL, files: bgeSmallFiles },
+};
 
 async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -187,6 +217,14 @@ function networkError(err: unknown, stalled: boolean, signal: AbortSignal | unde
 export async function pullModel(options: PullOptions): Promise<PullResult> {
   const done: { file: string; path: string; skipped: boolean }[] = [];
   const fileCount = options.files.length;
+  if (options.card) {
+    try {
+      await mkdir(options.destDir, { recursive: true });
+      await writeFile(path.join(options.destDir, MODEL_CARD_FILE), `${JSON.stringify(options.card)}\n`);
+    } catch (err) {
+      return { ok: false, code: 'io_error', file: MODEL_CARD_FILE, reason: `${options.destDir}: ${(err as Error).message}` };
+    }
+  }
   for (const [fileIndex, spec] of options.files.entries()) {
     const file = spec.saveAs ?? spec.name;
     const dest = path.join(options.destDir, file);

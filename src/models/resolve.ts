@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { ServiceConfig } from '../config.js';
+import { DEFAULT_MODEL, type ModelName, type ServiceConfig } from '../config.js';
 import { defaultBuiltinDir, describeEmbedder, type EmbedderDescription } from '../pipeline/embedders/index.js';
-import { TRANSFORMER_FILES } from '../pipeline/embedders/transformer.js';
+import { TRANSFORMER_FILES } from '../pipeline/embedders/model-config.js';
 
-/** The default location of a pulled transformer model, under the data directory. */
-export function defaultModelDir(dataDir: string): string {
-  return path.join(dataDir, 'models', 'all-MiniLM-L6-v2');
+/** Where a pulled transformer model lives, under the data directory: models/<name>. */
+export function defaultModelDir(dataDir: string, model: ModelName = DEFAULT_MODEL): string {
+  return path.join(dataDir, 'models', model);
 }
 
 export interface ActiveEmbedder {
@@ -28,8 +28,8 @@ export interface ResolveOptions {
  * Which embedder the service uses: FILESIFT_MODEL_DIR (or a model pulled into the data directory) when it holds
  * a transformer, else the built-in static one. Decided from the file system, without loading a model.
  */
-export function resolveEmbedder(config: Pick<ServiceConfig, 'modelDir' | 'dataDir'>, options: ResolveOptions = {}): ActiveEmbedder {
-  const configured = config.modelDir ?? defaultModelDir(config.dataDir);
+export function resolveEmbedder(config: Pick<ServiceConfig, 'modelDir' | 'dataDir' | 'model'>, options: ResolveOptions = {}): ActiveEmbedder {
+  const configured = config.modelDir ?? defaultModelDir(config.dataDir, config.model);
   const modelDir = options.skipTransformer === undefined ? configured : null;
   const builtinDir = defaultBuiltinDir();
   let description = describeEmbedder({ modelDir: modelDir ?? undefined, builtinDir });

@@ -2,7 +2,22 @@ import type { ServiceConfig } from '../config.js';
 import type { IndexRun } from '../indexing/run.js';
 import type { ComponentHealth } from '../status/status.service.js';
 import type { AutoModelPull } from './auto-pull.js';
+import { activeFusion, strongCosine } from './fusion-profiles.js';
 import type { EmbedderManager } from './manager.js';
+
+/** The model's own fusion profile as /api/status/ shows it (the settings may override its weights). */
+function fusionStatus(identity: string | null): Record<string, unknown> {
+  const { profile, source } = activeFusion(identity, { semantic: null, keyword: null });
+  const strong = strongCosine(profile);
+  return {
+    semantic_weight: profile.semanticWeight,
+    keyword_weight: profile.keywordWeight,
+    match_bonus: profile.matchBonus,
+    floor: profile.floor,
+    strong_cosine: Number.isFinite(strong) && strong <= 1 ? Math.round(strong * 1e4) / 1e4 : null,
+    source,
+  };
+}
 
 /** The re-embed run as /api/status/ shows it. */
 function reembedStatus(run: IndexRun | null): Record<string, unknown> | null {
@@ -46,6 +61,7 @@ export function embedderStatus(
     identity,
     dimension,
     search: 'hybrid',
+    fusion: fusionStatus(identity),
     ...fallback,
     ...extra,
   };

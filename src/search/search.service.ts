@@ -10,14 +10,18 @@ import type { FileSummary } from '../store/repositories/files.types.js';
 import type { SearchFileRow } from '../store/repositories/search.repository.js';
 import type { StoreApi } from '../store/store.js';
 import { computeFacets, type SearchFacets } from './facets.js';
-import { fuseScores, type FusionOptions } from './fuse.js';
+import { activeFusion } from '../models/fusion-profiles.js';
+import { fuseHybrid, rankKeyword, rankSemantic, type FusedHit } from './fuse.js';
 import { parseSearchQuery } from './query-parser.js';
 import { buildSnippet, TermMatcher, type Snippet } from './snippet.js';
+import { applyCorrections, correctionNotice, searchesCorrections } from './typo.js';
 
 export const DEFAULT_SEARCH_LIMIT = 50;
 export const MAX_SEARCH_LIMIT = 1000;
 /** Candidates each side contributes to the fusion (at least; more when more results are asked for). */
 const MIN_CANDIDATES = 100;
+/** Keyword candidates of a hybrid search, per result asked for: measured on SciFact train (bench/fusion-experiment.ts). */
+const HYBRID_KEYWORD_CANDIDATES = 2;
 
 export const SEARCH_MODES = ['hybrid', 'keyword', 'semantic'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -39,9 +43,9 @@ export interface SearchResult {
   file: FileSummary;
   /** semantic_score + keyword_score. */
   relevance_score: number;
-  /** semantic weight × min-max-normalised best-chunk cosine. */
+  /** The semantic side's share: weight × the best-chunk cosine above the model's floor (search/fuse.ts). */
   semantic_score: number;
-  /** keyword weight × min-max-normalised BM25 (plus the exact-file-name bonus). */
+  /** The keyword side's share: weight × (match bonus + BM25 over the best BM25), plus the exact-file-name bonus. */
   keyword_score: number;
   /** The raw measures behind them. */
   cosine: number | null;
@@ -61,8 +65,10 @@ export interface SearchResponse {
   /** Counts of the ranked files when asked for (`facets: true`), else null. */
   facets: SearchFacets | null;
   mode: SearchMode;
-  /** Set when the answer differs from what was asked (e.g. keyword-only because no embedder is available). */
+  /** Set when the answer differs from what was asked (keyword-only because no embedder is available; misspelt words corrected). */
   notice: string | null;
+  /** The query with each word no file contains replaced by the word one edit away that files hold; null when none. */
+  did_you_mean: string | null;
   query: { text: string; terms: string[]; phrases: string[]; excluded: string[] };
   took_ms: number;
 }
@@ -86,13 +92,6 @@ function keywordSettings(s: Settings['search']): KeywordRankingSettings {
     fieldWeights: { name: s.weight_name, keywords: s.weight_keywords, summary: s.weight_summary, content: s.weight_content },
     queryTermFrequency: false,
   };
-}
-
-function fusionFor(mode: SearchMode, s: Settings['search']): FusionOptions {
-  const side = (weight: number) => ({ weight, normalization: 'min-max' as const, missing: 'zero' as const });
-  if (mode === 'keyword') return { semantic: side(0), keyword: side(1) };
-  if (mode === 'semantic') return { semantic: side(1), keyword: side(0) };
-  return { semantic: side(s.semantic_weight), keyword: side(s.keyword_weight) };
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -126,8 +125,22 @@ export class SearchService {
       return { ok: false, code: 'no_search_terms', reason: 'query must contain at least one word to search for (not only -excluded words)' };
     }
     const { filters } = request;
-    const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const settings = this.deps.settings.get().search;
+    // Typo tolerance: free words no file contains, each with the word one edit away that files hold.
+    let searched = parsed;
+    let didYouMean: string | null = null;
+    let corrected: string | null = null;
+    if (settings.typo_correction !== 'off' && parsed.terms.length > 0) {
+      const corrections = await this.deps.store.search.corrections(parsed.terms.join(' '));
+      if (corrections.length > 0) {
+        didYouMean = applyCorrections(request.query, corrections);
+        if (searchesCorrections(settings.typo_correction, corrections)) {
+          searched = { ...parseSearchQuery(didYouMean), nameKey: parsed.nameKey };
+          corrected = correctionNotice(corrections, didYouMean);
+        }
+      }
+    }
+    const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const offset = request.offset ?? 0;
     // Facets count the fused list the ranking makes anyway: asking for them ranks no deeper (bench:search measures).
     const candidates = Math.max(offset + limit, MIN_CANDIDATES);
@@ -141,20 +154,35 @@ export class SearchService {
       notice = `Keyword-only results: semantic search is unavailable (${lane.reason})`;
     }
 
+    const keywordLimit = mode === 'hybrid' ? candidates * HYBRID_KEYWORD_CANDIDATES : candidates;
+    const keywordOptions = { filters, settings: keywordSettings(settings) };
     const [keywordHits, semanticHits] = await Promise.all([
-      mode === 'semantic' ? [] : this.deps.store.search.keyword(parsed, { limit: candidates, filters, settings: keywordSettings(settings) }),
-      mode === 'keyword' || !lane.embedder ? [] : this.#semantic(lane.embedder, parsed, filters, candidates),
+      mode === 'semantic' ? [] : this.deps.store.search.keyword(searched, { ...keywordOptions, limit: keywordLimit }),
+      mode === 'keyword' || !lane.embedder ? [] : this.#semantic(lane.embedder, searched, filters, candidates),
     ]);
     const tiers = new Map(keywordHits.filter((h) => h.tier > 0).map((h) => [h.id, h.tier]));
-    const fused = fuseScores(
-      semanticHits.map((h) => [h.id, h.score] as const),
-      keywordHits.map((h) => [h.id, h.score] as const),
-      fusionFor(mode, settings),
-      tiers,
-    );
+    const keyword = keywordHits.filter((h) => h.score > 0).map((h) => [h.id, h.score] as const);
+    const semantic = semanticHits.map((h) => [h.id, h.score] as const);
+    let fused: FusedHit[];
+    if (mode === 'keyword') fused = rankKeyword(keyword, tiers);
+    else if (mode === 'semantic') fused = rankSemantic(semantic);
+    else {
+      // A semantic candidate the keyword list did not reach may still have a query word: its BM25 decides.
+      if (keywordHits.length >= keywordLimit) {
+        const listed = new Set(keywordHits.map((h) => h.id));
+        const unlisted = semanticHits.map((h) => h.id).filter((id) => !listed.has(id));
+        if (unlisted.length > 0) {
+          const more = await this.deps.store.search.keyword(searched, { ...keywordOptions, limit: unlisted.length, onlyIds: unlisted });
+          for (const h of more) if (h.score > 0) keyword.push([h.id, h.score] as const);
+        }
+      }
+      const semanticMissing = semanticHits.length >= candidates ? (semanticHits[semanticHits.length - 1]?.score ?? null) : null;
+      const fusion = activeFusion(lane.embedder?.identity ?? null, { semantic: settings.semantic_weight, keyword: settings.keyword_weight });
+      fused = fuseHybrid({ semantic, keyword, tiers, semanticMissing }, fusion.profile);
+    }
     const page = fused.slice(offset, offset + limit);
     const [described, facts] = await Promise.all([
-      this.deps.store.search.describe(page.map((h) => h.id), parsed.rankText),
+      this.deps.store.search.describe(page.map((h) => h.id), searched.rankText),
       request.facets ? this.deps.store.search.facts(fused.map((h) => h.id)) : null,
     ]);
     const rows = new Map(described.files.map((r) => [r.id, r]));
@@ -186,7 +214,8 @@ export class SearchService {
         has_more: fused.length > offset + limit,
         facets: facts ? computeFacets(facts, filters.directory !== undefined ? { directory: filters.directory } : {}) : null,
         mode,
-        notice,
+        notice: [notice, corrected].filter((n) => n !== null).join('; ') || null,
+        did_you_mean: didYouMean,
         query: { text: request.query, terms: parsed.terms, phrases: parsed.phrases, excluded: parsed.excluded },
         took_ms: Math.round((performance.now() - started) * 10) / 10,
       },

@@ -53,8 +53,18 @@ export const SettingsSchema = Type.Object(
         weight_keywords: Type.Number({ minimum: 0, maximum: 100, default: 1.25, description: 'BM25F weight of the keywords' }),
         weight_summary: Type.Number({ minimum: 0, maximum: 100, default: 1.25, description: 'BM25F weight of the summary' }),
         weight_content: Type.Number({ minimum: 0.01, maximum: 100, default: 1, description: 'BM25F weight of the content (above 0, so some field always counts)' }),
-        semantic_weight: Type.Number({ minimum: 0, maximum: 1, default: 0.1, description: 'Share of the min-max-normalised cosine in relevance_score' }),
-        keyword_weight: Type.Number({ minimum: 0, maximum: 1, default: 0.9, description: 'Share of the min-max-normalised BM25 in relevance_score' }),
+        semantic_weight: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+          default: null,
+          description: "Weight of the semantic side in relevance_score; null: the active model's own (GET /api/status/ embedder.fusion)",
+        }),
+        keyword_weight: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+          default: null,
+          description: "Weight of the keyword side in relevance_score; null: the active model's own",
+        }),
+        typo_correction: Type.Union([Type.Literal('search'), Type.Literal('suggest'), Type.Literal('off')], {
+          default: 'search',
+          description: "A query word no file contains, one edit from a word some file holds: 'search' the corrected words (and say so), only 'suggest' them (did_you_mean), or 'off'",
+        }),
       },
       { additionalProperties: false },
     ),

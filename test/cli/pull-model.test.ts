@@ -4,10 +4,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { miniLmFiles } from '../../src/models/pull.js';
+import { bgeSmallFiles, miniLmFiles } from '../../src/models/pull.js';
 import { eventually } from '../helpers/assert.js';
 import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
 import { hubForModelDir, startHub, type Hub } from '../helpers/hub.js';
+import { realModelDir } from '../helpers/models.js';
 import { repoRoot, sharedPath } from '../helpers/shared.js';
 
 const cli = path.join(repoRoot, 'dist', 'src', 'cli.js');
@@ -106,13 +107,40 @@ describe('filesift pull-model (a real process)', function () {
       expect(ran.stderr).to.match(/pulling all-MiniLM-L6-v2 \(int8\)/);
       expect(ran.stderr).to.match(/failed \(http_error\) on model\.onnx: .*404/);
       expect(real.requests).to.deep.equal(miniLmFiles('int8').map((f) => f.name));
-      expect(readdirSync(target()).sort()).to.deep.equal(['config.json', 'tokenizer_config.json', 'vocab.txt']);
+      expect(readdirSync(target()).sort()).to.deep.equal(['config.json', 'filesift-model.json', 'tokenizer_config.json', 'vocab.txt']);
+      expect(JSON.parse(readFileSync(path.join(target(), 'filesift-model.json'), 'utf8'))).to.deep.equal({ model: 'all-MiniLM-L6-v2', variant: 'int8', source: real.base });
       real.requests.length = 0;
       const fp32 = await pullModel(['--base-url', real.base, '--variant', 'fp32'], { FILESIFT_DATA_DIR: dataDir });
       expect(fp32.code).to.equal(1);
       expect(real.requests).to.deep.equal(['onnx/model.onnx']); // the rest is already there and intact
     } finally {
       await real.close();
+    }
+  });
+
+  it('pulls bge-small-en-v1.5 from its hub layout against the recorded hashes, and the folder loads as that model', async function () {
+    // The real files (from the model cache scripts/fetch-models.sh fills), served by a local hub in the hub's layout.
+    const real = realModelDir('bge-small-en-v1.5-int8');
+    if (!real.ok) {
+      if (process.env.FILESIFT_REQUIRE_MODELS === '1') throw new Error(real.reason);
+      this.skip();
+    }
+    const files = new Map([
+      ['tokenizer.json', readFileSync(path.join(real.dir, 'tokenizer.json'))],
+      ['onnx/model_quantized.onnx', readFileSync(path.join(real.dir, 'model.onnx'))],
+    ]);
+    const bge = await startHub(files);
+    try {
+      const ran = await pullModel(['--model', 'bge-small-en-v1.5', '--base-url', bge.base], { FILESIFT_DATA_DIR: dataDir });
+      const dir = path.join(dataDir, 'models', 'bge-small-en-v1.5');
+      expect(ran.code, ran.stderr).to.equal(0);
+      expect(bge.requests).to.deep.equal(bgeSmallFiles('int8').map((f) => f.name));
+      expect(ran.stderr).to.match(/note: the service uses FILESIFT_MODEL=all-MiniLM-L6-v2; start it with FILESIFT_MODEL=bge-small-en-v1\.5/);
+      expect(ran.stderr).to.match(/is ready in .*\(bge-small-en-v1\.5, dimension 384\)/);
+      expect(ran.stdout).to.equal(`${dir}\n`);
+      expect(readdirSync(dir).sort()).to.deep.equal(['filesift-model.json', 'model.onnx', 'tokenizer.json']);
+    } finally {
+      await bge.close();
     }
   });
 

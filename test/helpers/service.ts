@@ -50,6 +50,8 @@ export async function startTestService(
     PORT: '0',
     FILESIFT_DATA_DIR: own.dataDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Tests never reach the model hub (a test of the download passes its own local hub).
+    FILESIFT_MODEL_PULL: 'off',
     ...(own.scratch ? { DATABASE_URL: own.scratch.url } : {}),
     ...env,
   });

@@ -89,8 +89,8 @@ forEachEngine('FILESIFT_MODEL_PULL=auto', (engine) => {
     expect(completed?.data).to.include({ ok: false, code: 'checksum_mismatch' });
   });
 
-  it('never touches the network when off (the default) or when FILESIFT_MODEL_DIR is set', async () => {
-    t = await startTestService(engine, { FILESIFT_MODEL_BASE_URL: hub.base, FILESIFT_MODEL_MANIFEST: manifest });
+  it('never touches the network when off or when FILESIFT_MODEL_DIR is set', async () => {
+    t = await startTestService(engine, { FILESIFT_MODEL_PULL: 'off', FILESIFT_MODEL_BASE_URL: hub.base, FILESIFT_MODEL_MANIFEST: manifest });
     expect(t.service.models.pull).to.equal(null);
     expect(await embedderStatus()).to.include({ pull: null });
     await t.destroy();

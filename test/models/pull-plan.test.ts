@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parsePullManifest, pullPlan } from '../../src/models/pull-plan.js';
-import { MINILM_BASE_URL, miniLmFiles } from '../../src/models/pull.js';
+import { BGE_SMALL_BASE_URL, bgeSmallFiles, MINILM_BASE_URL, miniLmFiles } from '../../src/models/pull.js';
 
 const HASH = 'ab'.repeat(32);
 
@@ -41,10 +41,33 @@ describe('pullPlan', () => {
   });
   after(() => rm(tmp, { recursive: true, force: true }));
 
-  it('is all-MiniLM-L6-v2 from its hub by default, int8 unless fp32 is asked for', () => {
-    expect(pullPlan()).to.deep.equal({ ok: true, plan: { model: 'all-MiniLM-L6-v2 (int8)', baseUrl: MINILM_BASE_URL, files: miniLmFiles('int8') } });
+  it('is all-MiniLM-L6-v2 from its hub by default, int8 unless fp32 is asked for, naming the model in its card', () => {
+    expect(pullPlan()).to.deep.equal({
+      ok: true,
+      plan: { model: 'all-MiniLM-L6-v2 (int8)', baseUrl: MINILM_BASE_URL, files: miniLmFiles('int8'), card: { model: 'all-MiniLM-L6-v2', variant: 'int8', source: MINILM_BASE_URL } },
+    });
     const fp32 = pullPlan({ variant: 'fp32', baseUrl: 'http://mirror.lan/minilm' });
-    expect(fp32.ok && fp32.plan).to.deep.equal({ model: 'all-MiniLM-L6-v2 (fp32)', baseUrl: 'http://mirror.lan/minilm', files: miniLmFiles('fp32') });
+    expect(fp32.ok && fp32.plan).to.deep.equal({
+      model: 'all-MiniLM-L6-v2 (fp32)',
+      baseUrl: 'http://mirror.lan/minilm',
+      files: miniLmFiles('fp32'),
+      card: { model: 'all-MiniLM-L6-v2', variant: 'fp32', source: 'http://mirror.lan/minilm' },
+    });
+  });
+
+  it('pulls bge-small-en-v1.5 from its own hub folder: tokenizer.json and the export the Maven artifacts carry', () => {
+    const plan = pullPlan({ model: 'bge-small-en-v1.5' });
+    expect(plan.ok && plan.plan).to.deep.equal({
+      model: 'bge-small-en-v1.5 (int8)',
+      baseUrl: BGE_SMALL_BASE_URL,
+      files: bgeSmallFiles('int8'),
+      card: { model: 'bge-small-en-v1.5', variant: 'int8', source: BGE_SMALL_BASE_URL },
+    });
+    expect(bgeSmallFiles('int8').map((f) => [f.name, f.saveAs, f.bytes])).to.deep.equal([
+      ['tokenizer.json', undefined, 711396],
+      ['onnx/model_quantized.onnx', 'model.onnx', 34014426],
+    ]);
+    expect(bgeSmallFiles('fp32')[1]).to.include({ name: 'onnx/model.onnx', bytes: 133093490 });
   });
 
   it('takes the files of a manifest instead, or says why it cannot', async () => {

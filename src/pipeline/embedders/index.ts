@@ -1,14 +1,14 @@
 /**
- * Picks the active embedder: the transformer when its model folder holds model.onnx + vocab.txt, else the
+ * Picks the active embedder: the transformer when its model folder holds model.onnx and a tokenizer, else the
  * built-in static one. `describeEmbedder` answers the same question from the file system alone (no model
  * loading), so the service can report which model is active, and why, cheaply.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Embedder } from './types.js';
 import { BUILD_COMMAND, readStaticMeta, StaticEmbedder, type StaticOptions } from './static.js';
-import { readModelConfig, TRANSFORMER_FILES, TransformerEmbedder, type TransformerOptions } from './transformer.js';
+import { missingTransformerFiles, readModelConfig } from './model-config.js';
+import { TransformerEmbedder, type TransformerOptions } from './transformer.js';
 
 export type { Embedder, EmbedderInfo } from './types.js';
 
@@ -55,11 +55,7 @@ export function modelDirFromEnv(env: NodeJS.ProcessEnv, fallback?: string): stri
   return fromEnv !== undefined && fromEnv !== '' ? path.resolve(fromEnv) : fallback;
 }
 
-function missingTransformerFiles(dir: string): string[] {
-  return Object.values(TRANSFORMER_FILES).filter((f) => !existsSync(path.join(dir, f)));
-}
-
-/** Whether a folder holds a transformer model (model.onnx + vocab.txt), from the file system only. */
+/** Whether a folder holds a transformer model (model.onnx + tokenizer.json or vocab.txt), from the file system only. */
 export function isTransformerDir(dir: string): boolean {
   return missingTransformerFiles(dir).length === 0;
 }

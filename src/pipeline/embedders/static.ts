@@ -212,6 +212,12 @@ export class StaticEmbedder implements Embedder {
     return result;
   }
 
+  /** A query is embedded like any text: a word average has no query instruction. */
+  async embedQuery(text: string): Promise<Float32Array> {
+    const [vector] = await this.embed([text]);
+    return vector as Float32Array;
+  }
+
   close(): Promise<void> {
     return this.session.close();
   }

@@ -1,21 +1,27 @@
 /**
- * Sentence-transformers style embedder: a BERT-family ONNX model (all-MiniLM-L6-v2 by default) with its
- * WordPiece vocabulary. Texts are cut into windows of at most 256 tokens with overlap, the title prepended to
- * each; embeddings are the mask-weighted mean of `last_hidden_state`, L2-normalised, computed in batches
- * padded only to the longest text of the batch.
+ * Sentence-transformers style embedder: a BERT-family ONNX model (all-MiniLM-L6-v2, bge-small-en-v1.5, or another
+ * compatible folder) with its WordPiece tokenizer (tokenizer.json, or vocab.txt). Texts are cut into windows of at
+ * most the model's max_seq_length tokens (256 for MiniLM, 512 for bge) with overlap, the title prepended to each;
+ * an embedding is the model's pooling of `last_hidden_state` (the mask-weighted mean, or the [CLS] vector),
+ * L2-normalised, computed in batches padded only to the longest text of the batch. Search queries get the
+ * model's query instruction (bge's), documents never do.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Chunk } from '../types.js';
+import type { Pooling } from './known-models.js';
+import { missingTransformerFiles, readModelConfig, TRANSFORMER_FILES, type ModelConfig } from './model-config.js';
 import type { Embedder, EmbedderInfo } from './types.js';
 import { openSession, type OnnxSession } from './onnx-session.js';
 import { windows } from './windows.js';
-import { WordPieceTokenizer, type TokenizedWord, type WordPieceOptions } from './wordpiece.js';
+import { WordPieceTokenizer, type TokenizedWord } from './wordpiece.js';
 
 export interface TransformerOptions {
   /** onnxruntime intra-op threads (default 1: the pool gives each worker one core). */
   intraOpThreads?: number;
-  /** Longest window in tokens, [CLS] and [SEP] included (default 256, capped by the model's positions). */
+  /**
+   * Longest window in tokens, [CLS] and [SEP] included (default the model's max_seq_length, else 256; capped by its
+   * positions).
+   */
   maxTokens?: number;
   /** Tokens shared by consecutive windows of a document (default 32). */
   overlapTokens?: number;
@@ -28,45 +34,12 @@ export interface TransformerOptions {
   batchSize?: number;
 }
 
-/** Files that make a folder a transformer model. */
-export const TRANSFORMER_FILES = { model: 'model.onnx', vocab: 'vocab.txt' } as const;
-
-interface ModelConfig {
-  name: string;
-  hiddenSize?: number;
-  maxPositions?: number;
-  tokenizer: WordPieceOptions;
-}
-
-function readJson(file: string): Record<string, unknown> {
-  if (!existsSync(file)) return {};
-  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-}
-
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
-
-/** Reads config.json and tokenizer_config.json when present (both optional). Cheap: no model loading. */
-export function readModelConfig(dir: string): ModelConfig {
-  const config = readJson(path.join(dir, 'config.json'));
-  const tok = readJson(path.join(dir, 'tokenizer_config.json'));
-  const nameOrPath = str(config._name_or_path);
-  const name = nameOrPath !== undefined ? (nameOrPath.split(/[\\/]/).pop() ?? nameOrPath) : path.basename(dir);
-  return {
-    name,
-    hiddenSize: num(config.hidden_size),
-    maxPositions: num(config.max_position_embeddings),
-    tokenizer: {
-      lowercase: bool(tok.do_lower_case),
-      stripAccents: bool(tok.strip_accents),
-      unkToken: str(tok.unk_token),
-      clsToken: str(tok.cls_token),
-      sepToken: str(tok.sep_token),
-      padToken: str(tok.pad_token),
-    },
-  };
+/** The folder's tokenizer: from tokenizer.json when it has one, else from vocab.txt. */
+export function loadModelTokenizer(dir: string, config: ModelConfig = readModelConfig(dir)): WordPieceTokenizer {
+  const file = path.join(dir, config.tokenizerFile);
+  return config.tokenizerFile === TRANSFORMER_FILES.tokenizer
+    ? WordPieceTokenizer.fromTokenizerJson(file)
+    : WordPieceTokenizer.fromVocabFile(file, config.tokenizer);
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -92,10 +65,13 @@ export class TransformerEmbedder implements Embedder {
     private readonly tokenizer: WordPieceTokenizer,
     private readonly session: OnnxSession,
     private readonly outputName: string,
+    private readonly pooling: Pooling,
+    private readonly queryPrefix: string,
     options: TransformerOptions,
+    modelMaxTokens: number,
     maxPositions: number,
   ) {
-    this.maxTokens = Math.min(positiveInt('maxTokens', options.maxTokens, 256), maxPositions);
+    this.maxTokens = Math.min(positiveInt('maxTokens', options.maxTokens, modelMaxTokens), maxPositions);
     if (this.maxTokens < 16) throw new Error('options.maxTokens must be at least 16');
     this.maxTitleTokens = Math.min(positiveInt('maxTitleTokens', options.maxTitleTokens, 32), this.maxTokens >> 2);
     this.overlap = options.overlapTokens ?? 32;
@@ -105,13 +81,12 @@ export class TransformerEmbedder implements Embedder {
     this.batchSize = positiveInt('batchSize', options.batchSize, 8);
   }
 
-  /** Loads model.onnx + vocab.txt (+ config.json, tokenizer_config.json) from a folder. */
+  /** Loads model.onnx and tokenizer.json (or vocab.txt), with the settings model-config.ts reads, from a folder. */
   static async load(dir: string, options: TransformerOptions = {}): Promise<TransformerEmbedder> {
-    for (const file of Object.values(TRANSFORMER_FILES)) {
-      if (!existsSync(path.join(dir, file))) throw new Error(`transformer model folder ${dir} has no ${file}`);
-    }
+    const missing = missingTransformerFiles(dir);
+    if (missing.length > 0) throw new Error(`transformer model folder ${dir} has no ${missing.join(' or ')}`);
     const config = readModelConfig(dir);
-    const tokenizer = WordPieceTokenizer.fromVocabFile(path.join(dir, TRANSFORMER_FILES.vocab), config.tokenizer);
+    const tokenizer = loadModelTokenizer(dir, config);
     const session = await openSession(path.join(dir, TRANSFORMER_FILES.model), options);
     const known = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
     const unknown = session.inputNames.filter((n) => !known.has(n));
@@ -135,7 +110,17 @@ export class TransformerEmbedder implements Embedder {
       });
     const dimension = probe.dims[probe.dims.length - 1] ?? 0;
     const info: EmbedderInfo = { kind: 'transformer', model: config.name, dimension };
-    return new TransformerEmbedder(info, tokenizer, session, outputName, options, config.maxPositions ?? 512);
+    return new TransformerEmbedder(
+      info,
+      tokenizer,
+      session,
+      outputName,
+      config.pooling,
+      config.queryPrefix,
+      options,
+      config.maxTokens ?? 256,
+      config.maxPositions ?? 512,
+    );
   }
 
   chunk(text: string, title: string): Chunk[] {
@@ -188,6 +173,12 @@ export class TransformerEmbedder implements Embedder {
     return result;
   }
 
+  /** A search query: the model's query instruction (if any) before it, one window, never chunked. */
+  async embedQuery(text: string): Promise<Float32Array> {
+    const [vector] = await this.embedBatch([this.tokenizer.encode(this.queryPrefix + text, this.maxTokens)]);
+    return vector as Float32Array;
+  }
+
   private async embedBatch(batch: number[][]): Promise<Float32Array[]> {
     const seq = Math.max(...batch.map((ids) => ids.length));
     const n = batch.length;
@@ -201,7 +192,7 @@ export class TransformerEmbedder implements Embedder {
     );
     const feeds = feedsFor(this.session.inputNames, ids, mask);
     const out = await this.session.run(feeds, [n, seq], this.outputName);
-    return meanPoolNormalize(out.data, out.dims, batch.map((row) => row.length), this.info.dimension);
+    return poolNormalize(out.data, out.dims, batch.map((row) => row.length), this.info.dimension, this.pooling);
   }
 
   close(): Promise<void> {
@@ -218,18 +209,23 @@ function feedsFor(names: readonly string[], ids: BigInt64Array, mask: BigInt64Ar
   return feeds;
 }
 
-/** Mean over each row's real tokens (the first `lengths[r]` positions), then L2 normalisation. */
-export function meanPoolNormalize(
+/**
+ * One vector per row of a [batch, seq, dim] output: the mean over the row's real tokens (the first `lengths[r]`
+ * positions) or its first token's vector ([CLS]), then L2 normalisation.
+ */
+export function poolNormalize(
   data: Float32Array,
   dims: readonly number[],
   lengths: number[],
   dimension: number,
+  pooling: Pooling,
 ): Float32Array[] {
   if (dims.length === 2) {
     // Already pooled ([batch, dim], e.g. a `sentence_embedding` output): only normalise.
     return lengths.map((_, r) => normalize(data.slice(r * dimension, (r + 1) * dimension)));
   }
   const seq = dims[1] ?? 0;
+  if (pooling === 'cls') return lengths.map((_, r) => normalize(data.slice(r * seq * dimension, (r * seq + 1) * dimension)));
   return lengths.map((len, r) => {
     const v = new Float32Array(dimension);
     for (let s = 0; s < len; s++) {

@@ -1,5 +1,6 @@
 /**
- * BERT WordPiece tokenizer from a `vocab.txt`, as configured in sentence-transformers' tokenizer.json:
+ * BERT WordPiece tokenizer from a model's `tokenizer.json` (or, for older folders, its `vocab.txt`), as
+ * sentence-transformers' BERT models configure it:
  * BertNormalizer (clean text, pad CJK characters, strip accents, lowercase), BertPreTokenizer (split on
  * whitespace and punctuation), WordPiece with `##` continuations and [UNK] for words over 100 characters or
  * with no segmentation.
@@ -19,6 +20,8 @@ export interface WordPieceOptions {
   clsToken?: string;
   sepToken?: string;
   padToken?: string;
+  /** Prefix of a word's continuation pieces (default '##'). */
+  continuingPrefix?: string;
 }
 
 /** A pre-tokenised word: its span in the original text and its WordPiece ids (one [UNK] if unknown). */
@@ -63,6 +66,25 @@ function isCjk(cp: number): boolean {
   );
 }
 
+/** The parts of a Hugging Face tokenizer.json this tokenizer reads. */
+interface TokenizerJson {
+  model?: {
+    type?: string;
+    vocab?: Record<string, number>;
+    unk_token?: string;
+    continuing_subword_prefix?: string;
+    max_input_chars_per_word?: number;
+  };
+  normalizer?: { type?: string; lowercase?: boolean; strip_accents?: boolean | null } | null;
+  pre_tokenizer?: { type?: string } | null;
+  post_processor?: {
+    single?: { SpecialToken?: { id: string } }[];
+    special_tokens?: Record<string, { tokens?: string[] }>;
+  } | null;
+  padding?: { pad_token?: string } | null;
+  added_tokens?: { id: number; content: string }[];
+}
+
 export class WordPieceTokenizer {
   readonly vocabSize: number;
   readonly unkId: number;
@@ -73,6 +95,7 @@ export class WordPieceTokenizer {
   private readonly lowercase: boolean;
   private readonly stripAccents: boolean;
   private readonly maxChars: number;
+  private readonly prefix: string;
 
   constructor(tokens: readonly string[], options: WordPieceOptions = {}) {
     tokens.forEach((t, i) => {
@@ -82,6 +105,7 @@ export class WordPieceTokenizer {
     this.lowercase = options.lowercase ?? true;
     this.stripAccents = options.stripAccents ?? this.lowercase;
     this.maxChars = options.maxInputCharsPerWord ?? 100;
+    this.prefix = options.continuingPrefix ?? '##';
     this.unkId = this.special(options.unkToken ?? '[UNK]');
     this.clsId = this.special(options.clsToken ?? '[CLS]');
     this.sepId = this.special(options.sepToken ?? '[SEP]');
@@ -93,6 +117,45 @@ export class WordPieceTokenizer {
     const lines = readFileSync(file, 'utf8').split(/\r?\n/);
     if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     return new WordPieceTokenizer(lines, options);
+  }
+
+  /**
+   * Reads a Hugging Face `tokenizer.json` of the BERT family: a WordPiece model with BertNormalizer and
+   * BertPreTokenizer, and `[CLS] A [SEP]` around a text. Anything else (BPE, Unigram, other normalisers) is
+   * refused with a message naming what was found, rather than tokenised wrongly.
+   */
+  static fromTokenizerJson(file: string): WordPieceTokenizer {
+    const json = JSON.parse(readFileSync(file, 'utf8')) as TokenizerJson;
+    const what = (part: { type?: unknown } | null | undefined): string => String(part?.type ?? 'none');
+    const model = json.model;
+    if (model?.type !== 'WordPiece' || typeof model.vocab !== 'object' || model.vocab === null) {
+      throw new Error(`${file}: only WordPiece tokenizers are supported (model type ${what(model)})`);
+    }
+    const normalizer = json.normalizer;
+    if (normalizer?.type !== 'BertNormalizer') {
+      throw new Error(`${file}: only the BertNormalizer is supported (normalizer ${what(normalizer)})`);
+    }
+    if (json.pre_tokenizer?.type !== 'BertPreTokenizer') {
+      throw new Error(`${file}: only the BertPreTokenizer is supported (pre_tokenizer ${what(json.pre_tokenizer)})`);
+    }
+    const tokens: string[] = [];
+    for (const [token, id] of Object.entries(model.vocab)) tokens[id] = token;
+    for (const added of json.added_tokens ?? []) tokens[added.id] ??= added.content;
+    const special = json.post_processor?.special_tokens ?? {};
+    const single = json.post_processor?.single ?? [];
+    const first = single[0]?.SpecialToken?.id;
+    const last = single[single.length - 1]?.SpecialToken?.id;
+    const lowercase = normalizer.lowercase ?? true;
+    return new WordPieceTokenizer(tokens, {
+      lowercase,
+      stripAccents: normalizer.strip_accents ?? lowercase,
+      maxInputCharsPerWord: model.max_input_chars_per_word ?? 100,
+      continuingPrefix: model.continuing_subword_prefix ?? '##',
+      unkToken: model.unk_token ?? '[UNK]',
+      clsToken: special[first ?? '']?.tokens?.[0] ?? first ?? '[CLS]',
+      sepToken: special[last ?? '']?.tokens?.[0] ?? last ?? '[SEP]',
+      padToken: json.padding?.pad_token ?? '[PAD]',
+    });
   }
 
   private special(token: string): number {
@@ -171,7 +234,7 @@ export class WordPieceTokenizer {
       let end = chars.length;
       let found: number | undefined;
       while (start < end) {
-        const piece = (start > 0 ? '##' : '') + chars.slice(start, end).join('');
+        const piece = (start > 0 ? this.prefix : '') + chars.slice(start, end).join('');
         found = this.vocab.get(piece);
         if (found !== undefined) break;
         end--;

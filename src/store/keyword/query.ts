@@ -45,6 +45,8 @@ export interface KeywordQueryOptions {
   /** Validated filters (validateCandidateFilters). */
   filters?: CandidateFilters;
   settings?: KeywordRankingSettings;
+  /** Score only these files (their exact BM25F, in any order), e.g. the semantic candidates the keyword top-k missed. */
+  onlyIds?: readonly number[];
 }
 
 /** One result row: file id, BM25F score (0 for a file found by name only) and exact-name tier (0, 1, 2). */
@@ -220,6 +222,14 @@ export function buildFilesOfStatement(docs: readonly number[]): SqlStatement {
   return {
     text: `SELECT int4send(d.doc::integer) || int8send(d.file_id) FROM keyword_docs d WHERE d.doc = ANY($1::bigint[])`,
     params: [[...docs]],
+  };
+}
+
+/** The documents of the given files: rows of one bytea, doc int4 then file id int8. */
+export function buildDocsOfStatement(fileIds: readonly number[]): SqlStatement {
+  return {
+    text: `SELECT int4send(d.doc::integer) || int8send(d.file_id) FROM keyword_docs d WHERE d.file_id = ANY($1::bigint[])`,
+    params: [[...fileIds]],
   };
 }
 

@@ -10,6 +10,7 @@ import { decodeBlockBounds, decodeDocs, decodeFloat8, decodeText, scorePostings,
 import {
   buildAdmitStatement,
   buildBlocksStatement,
+  buildDocsOfStatement,
   buildFilesOfStatement,
   buildNamedStatement,
   buildTermsStatement,
@@ -75,6 +76,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
   if (query.nameKey === null || query.rankText === '') return empty;
   const filters: CandidateFilters = options.filters ?? {};
   const weights = fieldWeightList(settings);
+  if (options.onlyIds) return { ...empty, hits: await scoreFiles(db, query, filters, settings, options.onlyIds, limit) };
 
   return db.transaction(async (tx) => {
     // One snapshot for every statement: a seal moving postings from the tail into blocks meanwhile must not be seen
@@ -109,7 +111,9 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
         : {}),
     }, evaluation);
     // Named files that the words did not find get their score too (0 when they hold none of the words).
-    for (const [, entry] of named) if (entry.doc >= 0 && !scores.has(entry.doc)) entry.score = await scoreDoc(tx, terms, dead, entry.doc, weights);
+    const unscored = [...named.values()].filter((entry) => entry.doc >= 0 && !scores.has(entry.doc));
+    const exact = await scoreDocs(tx, terms, dead, unscored.map((entry) => entry.doc), weights);
+    for (const entry of unscored) entry.score = exact.get(entry.doc) ?? 0;
     return { hits: await rank(tx, scores, named, limit), stats };
   });
 }
@@ -131,32 +135,77 @@ async function namedTier(tx: SqlExecutor, query: ParsedQuery, filters: Candidate
   return named;
 }
 
-/** One document's exact score, reading the one block of each term that could hold it. */
-async function scoreDoc(tx: SqlExecutor, terms: readonly Term[], dead: ReadonlySet<number>, doc: number, weights: Fields): Promise<number> {
-  if (dead.has(doc)) return 0;
-  const contributions = new Float64Array(terms.length);
-  const wanted: { term: number; first: number }[] = [];
-  terms.forEach((term, t) => {
-    const tailAt = term.tail.docs.indexOf(doc);
-    if (tailAt >= 0) contributions[t] = term.tail.scores[tailAt]!;
-    const block = term.blocks.find((b) => b.first <= doc && doc <= b.last);
-    if (block) wanted.push({ term: t, first: block.first });
-  });
-  if (wanted.length > 0) {
+/**
+ * The exact scores of the given documents (0 for one holding none of the words), reading each block that could
+ * hold one of them once, in one statement. Summed over the terms in the query's order, as the top-k sums them.
+ */
+async function scoreDocs(tx: SqlExecutor, terms: readonly Term[], dead: ReadonlySet<number>, docs: readonly number[], weights: Fields): Promise<Map<number, number>> {
+  const contributions = new Map<number, Float64Array>();
+  for (const doc of docs) if (!dead.has(doc)) contributions.set(doc, new Float64Array(terms.length));
+  const wanted = new Map<string, { term: number; first: number }>();
+  for (const [doc, parts] of contributions) {
+    terms.forEach((term, t) => {
+      const tailAt = term.tail.docs.indexOf(doc);
+      if (tailAt >= 0) parts[t] = term.tail.scores[tailAt]!;
+      const block = term.blocks.find((b) => b.first <= doc && doc <= b.last);
+      if (block) wanted.set(`${t}:${block.first}`, { term: t, first: block.first });
+    });
+  }
+  const requests = [...wanted.values()];
+  if (requests.length > 0) {
     const statement = buildBlocksStatement(
-      wanted.map((w) => terms[w.term]!.lexeme),
-      wanted.map((w) => w.first),
+      requests.map((w) => terms[w.term]!.lexeme),
+      requests.map((w) => w.first),
     );
     for (const [ord, postings] of await tx.queryBytes(statement.text, statement.params)) {
-      const { term } = wanted[new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1]!;
+      const { term } = requests[new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1]!;
       const scored = scorePostings(postings!, weights, terms[term]!.score);
-      const at = scored.docs.indexOf(doc);
-      if (at >= 0) contributions[term] = scored.scores[at]!;
+      scored.docs.forEach((doc, at) => {
+        const parts = contributions.get(doc);
+        if (parts) parts[term] = scored.scores[at]!;
+      });
     }
   }
-  let sum = 0;
-  for (let t = 0; t < terms.length; t++) sum += contributions[t]!;
-  return sum;
+  const out = new Map<number, number>();
+  for (const [doc, parts] of contributions) {
+    let sum = 0;
+    for (let t = 0; t < terms.length; t++) sum += parts[t]!;
+    out.set(doc, sum);
+  }
+  return out;
+}
+
+/** The exact scores of the given files that hold a query word and pass the filters and constraints, best first. */
+async function scoreFiles(
+  db: SqlDatabase,
+  query: ParsedQuery,
+  filters: CandidateFilters,
+  settings: KeywordRankingSettings,
+  fileIds: readonly number[],
+  limit: number,
+): Promise<KeywordHitRow[]> {
+  if (fileIds.length === 0) return [];
+  return db.transaction(async (tx) => {
+    await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off');
+    const fileOf = new Map<number, number>();
+    const docsOf = buildDocsOfStatement(fileIds);
+    for (const [row] of await tx.queryBytes(docsOf.text, docsOf.params)) {
+      const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
+      fileOf.set(v.getInt32(0), Number(v.getBigInt64(4)));
+    }
+    let docs = [...fileOf.keys()];
+    if (docs.length > 0 && constrains(query, filters)) {
+      const admit = buildAdmitStatement(query, filters, docs)!;
+      const [row] = await tx.queryBytes(admit.text, admit.params);
+      const admitted = new Set(decodeDocs(row?.[0] ?? null));
+      docs = docs.filter((doc) => admitted.has(doc));
+    }
+    const { terms, dead } = await loadTerms(tx, query, settings);
+    const scores = await scoreDocs(tx, terms, dead, docs, fieldWeightList(settings));
+    const hits = [...scores].filter(([, score]) => score > 0).map(([doc, score]) => ({ id: fileOf.get(doc)!, score, tier: 0 }));
+    hits.sort((a, b) => b.score - a.score || a.id - b.id);
+    return hits.slice(0, limit);
+  });
 }
 
 /** Ranks by tier, score, file id (the ties need the file ids) and keeps `limit` rows. */

@@ -3,6 +3,7 @@ import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordHitRow, type K
 import { searchKeyword } from '../keyword/search.js';
 import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import type { CandidateFilters } from '../queries/filters.js';
+import { buildCorrectionQuery, type CorrectionRow } from '../keyword/lexicon.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import { SqlParams } from '../queries/params.js';
 import { toIso } from '../time.js';
@@ -58,6 +59,8 @@ export interface SearchRepository {
   facts(ids: number[]): Promise<FacetFacts[]>;
   /** The keyword index's lexemes of a text (its words stemmed, stop words left out, each once). */
   lexemes(queryText: string): Promise<string[]>;
+  /** The query's words that no file contains, each with its nearest lexicon word (keyword/lexicon.ts); [] when none. */
+  corrections(queryText: string): Promise<CorrectionRow[]>;
   /**
    * Seals up to `maxDocs` unsealed documents of the keyword index into blocks, in one short transaction; answers
    * how many it sealed and how many remain. The caller repeats it in slices (searches run between them).
@@ -177,6 +180,12 @@ LIMIT ${files}`;
         { prepare: true },
       );
       return rows.map((r) => ({ id: r.id, path: r.path, extension: r.extension, modified: toIso(r.modified) }));
+    },
+
+    async corrections(queryText) {
+      const statement = buildCorrectionQuery(queryText);
+      if (!statement) return [];
+      return (await db.query<CorrectionRow>(statement.text, statement.params, { prepare: true })).rows;
     },
 
     async unsealedKeywords() {

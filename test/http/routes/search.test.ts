@@ -35,6 +35,12 @@ forEachEngine('POST /api/search/', (engine) => {
       'reports/report.txt': 'Quarterly numbers for the bakery: revenue grew on bread and pastries.',
       'reports/annual-draft.txt': 'Draft annual summary: bread sales, pastry sales, and oven maintenance.',
       'garden-extra/notes.txt': 'Extra garden notes about tomatoes in a sibling folder whose name starts like garden.',
+      // A word two notes hold, among notes that only resemble them.
+      'zoo/giraffe-feeding.txt': 'Feeding time: the giraffe eats acacia leaves from the high rack at noon, then the keepers clean the enclosure.',
+      'zoo/visit.txt': 'Saw a giraffe.',
+      'zoo/lions.txt': 'Lions and elephants sleep through the afternoon; the zebras graze near the watering hole.',
+      'zoo/safari.txt': 'Safari animals of the savanna: antelope, buffalo, rhinoceros, leopards and wild dogs.',
+      'zoo/keepers.txt': 'The keepers feed the elephants hay and fruit, and hose down the enclosure in the evening.',
     };
     // Many files that all match "bread": a filter must still find the one .md file among them.
     for (let i = 0; i < 70; i++) files[`bulk/bread-${i}.txt`] = `Bread recipe number ${i}: bread, bread and more bread.`;
@@ -184,6 +190,44 @@ forEachEngine('POST /api/search/', (engine) => {
     expect(semantic.body.mode).to.equal('semantic');
     expect(semantic.results.length).to.be.greaterThan(0);
     for (const r of semantic.results) expect(r.keyword_score).to.equal(0);
+  });
+
+  it('ranks every file holding a query word above files that only resemble it, and pads with nothing below the floor', async () => {
+    const status = await t.request('GET', '/api/status/');
+    const fusion = (status.body.embedder as { fusion: { floor: number; strong_cosine: number | null } }).fusion;
+    const { results } = await search({ query: 'giraffe', limit: 20 });
+    expect(names(results).slice(0, 2).sort()).to.deep.equal(['giraffe-feeding.txt', 'visit.txt']);
+    for (const r of results.slice(2)) {
+      expect(r.keyword_score).to.equal(0);
+      expect((r as unknown as { cosine: number }).cosine).to.be.above(fusion.floor);
+      if (fusion.strong_cosine !== null) expect((r as unknown as { cosine: number }).cosine).to.be.below(fusion.strong_cosine);
+    }
+    // The short note holds the word once, weakly: it still outranks every neighbour.
+    for (const r of results.slice(0, 2)) expect(r.keyword_score).to.be.above(0);
+  });
+
+  it('corrects a misspelt word to the word one edit away that files hold, and says so', async () => {
+    const corrected = await search({ query: 'sourdouhg starter', mode: 'keyword' });
+    expect(corrected.body.did_you_mean).to.equal('sourdough starter');
+    expect(corrected.body.notice).to.match(/No file contains 'sourdouhg': showing results for 'sourdough starter'/);
+    expect(names(corrected.results)).to.deep.equal(['sourdough.txt']);
+    expect(corrected.results[0]!.snippet).to.match(/Sourdough/);
+    // Hybrid too, and a word with a transposition inside a longer query.
+    expect(names((await search({ query: 'sturdy stkae for tomatoes' })).results)[0]).to.equal('tomatoes.md');
+    // Known words, a quoted word (searched exactly as typed) and an excluded word are left alone.
+    for (const query of ['sourdough starter', '"sourdouhg"', 'bread -sourdouhg']) {
+      expect((await search({ query, mode: 'keyword' })).body.did_you_mean, query).to.equal(null);
+    }
+    try {
+      await t.request('PUT', '/api/settings/', { 'search.typo_correction': 'suggest' });
+      const suggested = await search({ query: 'sourdouhg', mode: 'keyword' });
+      expect(suggested.body.did_you_mean).to.equal('sourdough');
+      expect(suggested.results).to.deep.equal([]);
+      await t.request('PUT', '/api/settings/', { 'search.typo_correction': 'off' });
+      expect((await search({ query: 'sourdouhg', mode: 'keyword' })).body.did_you_mean).to.equal(null);
+    } finally {
+      await t.request('PUT', '/api/settings/', { 'search.typo_correction': 'search' });
+    }
   });
 
   it('rejects bad requests with 400 naming the problem', async () => {

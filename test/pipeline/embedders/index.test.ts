@@ -63,7 +63,7 @@ describe('describeEmbedder / loadEmbedder', () => {
       model: 'glove-sg-100d-sif',
       dimension: 100,
       dir: defaultBuiltinDir(),
-      fallbackReason: `${empty} has no model.onnx or vocab.txt`,
+      fallbackReason: `${empty} has no model.onnx or tokenizer.json (or vocab.txt)`,
     });
     const embedder = await loadEmbedder({ modelDir: empty, builtinDir: defaultBuiltinDir() });
     expect(embedder.info.kind).to.equal('static');

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
-import { TransformerEmbedder, meanPoolNormalize } from '../../../src/pipeline/embedders/transformer.js';
+import { TransformerEmbedder, poolNormalize } from '../../../src/pipeline/embedders/transformer.js';
 import { WordPieceTokenizer } from '../../../src/pipeline/embedders/wordpiece.js';
 import { SMALL_BERT, writeBertModelDir } from '../../helpers/bert-graph.js';
 import { sharedPath } from '../../helpers/shared.js';
@@ -217,17 +217,26 @@ describe('TransformerEmbedder', () => {
   });
 });
 
-describe('meanPoolNormalize', () => {
-  it('averages only the first lengths[r] positions of each row', () => {
-    // batch 2, seq 3, dim 2; row 0 has 2 real tokens, row 1 has 3.
-    const data = Float32Array.from([3, 0, 0, 4, 100, 100, 1, 0, 1, 0, 1, 0]);
-    const [a, b] = meanPoolNormalize(data, [2, 3, 2], [2, 3], 2);
+describe('poolNormalize', () => {
+  // batch 2, seq 3, dim 2; row 0 has 2 real tokens, row 1 has 3.
+  const data = Float32Array.from([3, 0, 0, 4, 100, 100, 1, 0, 1, 0, 1, 0]);
+
+  it('mean: averages only the first lengths[r] positions of each row', () => {
+    const [a, b] = poolNormalize(data, [2, 3, 2], [2, 3], 2, 'mean');
     expect(Array.from(a!)).to.deep.equal([0.6, 0.8].map(Math.fround));
     expect(Array.from(b!)).to.deep.equal([1, 0]);
   });
 
+  it('cls: takes each row\'s first position ([CLS])', () => {
+    const [a, b] = poolNormalize(data, [2, 3, 2], [2, 3], 2, 'cls');
+    expect(Array.from(a!)).to.deep.equal([1, 0]);
+    expect(Array.from(b!)).to.deep.equal([1, 0]);
+    const [c] = poolNormalize(Float32Array.from([0, 3, 9, 9]), [1, 2, 2], [2], 2, 'cls');
+    expect(Array.from(c!)).to.deep.equal([0, 1]);
+  });
+
   it('only normalises an already pooled [batch, dim] output', () => {
-    const [a] = meanPoolNormalize(Float32Array.from([0, 2]), [1, 2], [5], 2);
+    const [a] = poolNormalize(Float32Array.from([0, 2]), [1, 2], [5], 2, 'mean');
     expect(Array.from(a!)).to.deep.equal([0, 1]);
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Tokenizer as ReferenceTokenizer } from 'tokenizers';
 import { WordPieceTokenizer } from '../../../src/pipeline/embedders/wordpiece.js';
@@ -89,5 +90,44 @@ describe('WordPieceTokenizer', () => {
     expect(ids).to.have.length(256);
     expect(ids[0]).to.equal(tok.clsId);
     expect(ids[255]).to.equal(tok.sepId);
+  });
+
+  describe('from tokenizer.json', () => {
+    let fromJson: WordPieceTokenizer;
+    before(() => {
+      fromJson = WordPieceTokenizer.fromTokenizerJson(path.join(tokenizerDir(), 'tokenizer.json'));
+    });
+
+    it('reads the vocabulary, the special tokens and the normaliser settings', () => {
+      expect(fromJson.vocabSize).to.equal(30522);
+      expect([fromJson.padId, fromJson.unkId, fromJson.clsId, fromJson.sepId]).to.deep.equal([0, 100, 101, 102]);
+    });
+
+    it('matches the Hugging Face reference tokenizer on tricky text and SciFact', async () => {
+      const lines = readFileSync(sharedPath('datasets', 'scifact', 'corpus.jsonl'), 'utf8').split('\n');
+      const docs = lines.filter((l) => l.trim() !== '').filter((_, i) => i % 61 === 0).slice(0, 60);
+      const texts = [...TRICKY, ...docs.map((l) => { const d = JSON.parse(l) as { title: string; text: string }; return `${d.title}\n\n${d.text}`; })];
+      for (const text of texts) {
+        expect(fromJson.encode(text, 100_000), JSON.stringify(text.slice(0, 40))).to.deep.equal((await reference.encode(text)).getIds());
+      }
+    });
+
+    it('refuses a tokenizer it would get wrong, naming what it found', () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'filesift-tokenizer-'));
+      try {
+        const json = JSON.parse(readFileSync(path.join(tokenizerDir(), 'tokenizer.json'), 'utf8')) as Record<string, unknown>;
+        const bpe = path.join(dir, 'bpe.json');
+        writeFileSync(bpe, JSON.stringify({ ...json, model: { type: 'BPE', vocab: {}, merges: [] } }));
+        expect(() => WordPieceTokenizer.fromTokenizerJson(bpe)).to.throw(/only WordPiece tokenizers are supported \(model type BPE\)/);
+        const nfc = path.join(dir, 'nfc.json');
+        writeFileSync(nfc, JSON.stringify({ ...json, normalizer: { type: 'NFC' } }));
+        expect(() => WordPieceTokenizer.fromTokenizerJson(nfc)).to.throw(/BertNormalizer.*normalizer NFC/);
+        const meta = path.join(dir, 'metaspace.json');
+        writeFileSync(meta, JSON.stringify({ ...json, pre_tokenizer: { type: 'Metaspace' } }));
+        expect(() => WordPieceTokenizer.fromTokenizerJson(meta)).to.throw(/pre_tokenizer Metaspace/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

@@ -9,6 +9,7 @@ import { bm25Score, type FieldValues } from '../../../src/store/keyword/bm25.js'
 import type { CandidateFilters } from '../../../src/store/queries/filters.js';
 import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
 import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
+import { buildCorrectionQuery, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
 import { searchKeyword } from '../../../src/store/keyword/search.js';
 import { seededRandom } from '../../../scripts/lib/seeded-random.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
@@ -250,5 +251,37 @@ forEachEngine('keyword search', (engine) => {
     const before = await search(db, 'alpha beta gamma3', { limit: 200 });
     while ((await sealKeywordIndex(db, 64)).remaining > 0);
     expect(await search(db, 'alpha beta gamma3', { limit: 200 })).to.deep.equal(before);
+  });
+
+  it('scores only the files asked (onlyIds) exactly as the full search does, sealed or not, filters applied', async () => {
+    const ids = await insertFiles(db, Array.from({ length: 300 }, (_, i) => file(`o${i}.${i % 2 ? 'md' : 'txt'}`, { content: `alpha ${'beta '.repeat(i % 7)} gamma${i % 11}` })));
+    await sealKeywordIndex(db, 150); // half sealed, half in the tail
+    const full = new Map((await search(db, 'beta gamma4', { limit: 300 })).map((h) => [h.id, h.score]));
+    const asked = ids.filter((_, i) => i % 5 === 0);
+    const only = (await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: asked.length, onlyIds: asked })).hits;
+    expect(only.length).to.be.greaterThan(10);
+    for (const h of only) expect(h.score).to.equal(full.get(h.id));
+    // Every asked file that holds a query word is there, and nothing else.
+    expect(only.map((h) => h.id).sort((x, y) => x - y)).to.deep.equal(asked.filter((id) => full.has(id)).sort((x, y) => x - y));
+    const md = (await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: asked.length, onlyIds: asked, filters: { extensions: ['md'] } })).hits;
+    expect(md.length).to.be.greaterThan(0);
+    expect(md.every((h) => ids.indexOf(h.id) % 2 === 1)).to.equal(true);
+  });
+
+  it('corrects a word no file holds to the word one edit away that files hold, sealed or in the tail', async () => {
+    const corrections = async (text: string): Promise<CorrectionRow[]> => {
+      const statement = buildCorrectionQuery(text)!;
+      return (await db.query<CorrectionRow>(statement.text, statement.params)).rows;
+    };
+    await insertFiles(db, [
+      ...Array.from({ length: 5 }, (_, i) => file(`p${i}.txt`, { content: 'change your password often' })),
+      file('q.txt', { content: 'passport renewal' }),
+    ]);
+    const expected = (rows: CorrectionRow[]) => rows.map((r) => [r.word, r.replacement, r.df]);
+    expect(expected(await corrections('pasword chnage renewal'))).to.deep.equal([['chnage', 'change', 5], ['pasword', 'password', 5]]);
+    while ((await sealKeywordIndex(db, 2)).remaining > 0);
+    await insertFiles(db, [file('r.txt', { content: 'password manager' })]); // one more in the tail
+    expect(expected(await corrections('pasword chnage renewal'))).to.deep.equal([['chnage', 'change', 5], ['pasword', 'password', 6]]);
+    expect(await corrections('password change')).to.deep.equal([]);
   });
 });

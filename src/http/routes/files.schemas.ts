@@ -54,6 +54,7 @@ export const FileStatsSchema = Type.Object(
     extensions: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Indexed files per extension' }),
     last_indexed: Nullable(Instant()),
     failed_files: Type.Integer({ minimum: 0 }),
+    excluded_files: Type.Integer({ minimum: 0, description: 'Files the content check keeps out of the index (a private key, a token)' }),
   },
   { additionalProperties: false, title: 'FileStats' },
 );

@@ -88,7 +88,8 @@ export const SearchResponseSchema = Type.Object(
     has_more: Type.Boolean({ description: 'More ranked results follow this page (ask again with offset + limit)' }),
     facets: Nullable(SearchFacetsSchema),
     mode: SearchModeSchema,
-    notice: Nullable(Type.String({ description: 'Why the answer differs from what was asked (e.g. keyword-only without an embedder)' })),
+    notice: Nullable(Type.String({ description: 'Why the answer differs from what was asked (e.g. keyword-only without an embedder, or corrected words searched)' })),
+    did_you_mean: Nullable(Type.String({ description: 'The query with its words no file contains replaced by the nearest indexed words; null when every word is known' })),
     query: Type.Object(
       { text: Type.String(), terms: Type.Array(Type.String()), phrases: Type.Array(Type.String()), excluded: Type.Array(Type.String()) },
       { additionalProperties: false },

@@ -23,6 +23,7 @@ const DatabaseHealthSchema = Type.Object(
 export const StatusSchema = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+    ready: Type.Boolean({ description: 'Start-up is over: every watched folder is watched live (false while the watchers start after a restart)' }),
     jobs: Nullable(Type.Integer({ minimum: 0, description: 'Active watch jobs (null when the database cannot be reached)' })),
     version: Type.String(),
     started_at: Instant(),

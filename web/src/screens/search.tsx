@@ -48,6 +48,7 @@ interface Answer {
   facets: SearchFacets | null;
   hasMore: boolean;
   notice: string | null;
+  didYouMean: string | null;
   tookMs: number;
   mode: SearchMode;
 }
@@ -83,6 +84,7 @@ export function SearchScreen({ params }: { params: URLSearchParams }) {
         facets: offset === 0 ? body.facets : (prev?.facets ?? null),
         hasMore: body.has_more,
         notice: body.notice,
+        didYouMean: body.did_you_mean,
         tookMs: body.took_ms,
         mode: body.mode,
       }));
@@ -221,6 +223,15 @@ export function SearchScreen({ params }: { params: URLSearchParams }) {
           </p>
         )}
         {answer?.notice && <p class="notice">{answer.notice}</p>}
+        {answer?.didYouMean && (
+          <p class="notice">
+            Did you mean{' '}
+            <button type="button" class="link" onClick={() => setQuery(answer.didYouMean ?? '')}>
+              {answer.didYouMean}
+            </button>
+            ?
+          </p>
+        )}
 
         <div class="results-and-facets">
           {answer?.facets && answer.facets.counted > 0 && <Facets facets={answer.facets} narrowing={narrowing} onNarrow={setNarrowing} />}

@@ -109,8 +109,8 @@ for (const model of ['all-MiniLM-L6-v2-int8', 'bge-small-en-v1.5-int8'] as const
       else expect(dot(query, asDocument!)).to.be.above(0.99999);
     });
 
-    it('finds the relevant abstract of SciFact claims among 20', async () => {
-      const { queries, docs } = sciFactSample(20);
+    it('finds the relevant abstract of SciFact claims among 40', async () => {
+      const { queries, docs } = sciFactSample(40);
       const vectors: { doc: number; v: Float32Array }[] = [];
       for (const [i, d] of docs.entries()) {
         const chunks = embedder.chunk(d.text, d.title);

@@ -18,6 +18,7 @@ import { openPglite } from '../../src/store/engines/pglite.js';
 import { openPostgres } from '../../src/store/engines/postgres.js';
 import { vectorLiteral } from '../../src/store/repositories/files.repository.js';
 import type { SqlDatabase } from '../../src/store/sql.js';
+import { pgliteDir } from '../../src/store/spawn.js';
 import { createStore } from '../../src/store/store.js';
 import { applyKeywordSchema } from './keyword-db.js';
 
@@ -36,7 +37,7 @@ export async function bulkLoad(target: BulkTarget, files: readonly string[], log
   if (!active.description.ok || active.identity === null) throw new Error(`no embedder for the bulk load: ${active.description.ok ? '' : active.description.reason}`);
   const embedder = await loadEmbedder({ modelDir: active.modelDir ?? undefined, builtinDir: active.builtinDir });
   const dimension = embedder.info.dimension;
-  const db: SqlDatabase = target.pgUrl ? await openPostgres(target.pgUrl) : await openPglite(target.dataDir);
+  const db: SqlDatabase = target.pgUrl ? await openPostgres(target.pgUrl) : await openPglite(pgliteDir(target.dataDir));
   try {
     await applyKeywordSchema(db);
     // The store names the index by dimension (files.repository.ts ensureVectorIndex) and makes it again below.

@@ -262,6 +262,12 @@ export async function* ladder(options: LadderOptions, log: (line: string) => voi
       }
       await writeFile(place.marker, JSON.stringify({ files, key, build: options.build, builtAt: new Date().toISOString() }));
     }
+    // The index the service opened must be the one built: a count that differs means the rung is not what it says.
+    const { total_files: indexed } = await bench.call<{ total_files: number }>('GET', '/api/files/stats');
+    if (indexed !== files) {
+      await bench.close();
+      throw new Error(`the ${files}-file rung of ${options.engine} opened with ${indexed} files indexed: rebuild it (--rebuild)`);
+    }
     yield { engine: options.engine, files, stall, bench };
     await bench.close();
     below = { files, place };

@@ -26,6 +26,9 @@ export interface SpawnStoreOptions {
  * Starts the store actor. PostgreSQL (node-postgres is asynchronous) runs in-process; PGlite runs in its own
  * worker thread because it blocks whatever thread it is on for the length of each query.
  */
+/** Where PGlite keeps its files inside the service's data directory. */
+export const pgliteDir = (dataDir: string): string => path.join(dataDir, 'pglite');
+
 export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandle> {
   if (options.databaseUrl) {
     const db = await openPostgres(options.databaseUrl);
@@ -38,7 +41,7 @@ export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandl
       throw err;
     }
   }
-  const dataDir = options.dataDir ? path.join(options.dataDir, 'pglite') : null;
+  const dataDir = options.dataDir ? pgliteDir(options.dataDir) : null;
   const client = await WorkerStoreClient.start({ dataDir }, options.logger.child({ actor: 'store' }));
   return { api: client.api, engine: 'pglite', location: dataDir ?? 'memory', close: () => client.close() };
 }

@@ -124,7 +124,8 @@ describe('web app (Chromium)', function () {
     // Escape closes it and gives the focus back to the result.
     await page.keyboard.press('Escape');
     await preview.waitFor({ state: 'detached' });
-    expect(await page.evaluate('document.activeElement?.textContent')).to.equal('Letter to the keeper');
+    // The focus comes back in the render after the preview closes: wait for it rather than read it at once.
+    await page.waitForFunction("document.activeElement?.textContent === 'Letter to the keeper'", undefined, { timeout: WAIT });
     // '/' goes back to the box.
     await page.keyboard.press('/');
     expect(await page.evaluate('document.activeElement?.id')).to.equal('search-box');

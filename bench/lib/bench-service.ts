@@ -60,7 +60,7 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
   const scratch = !options.pgUrl
     ? null
     : options.pgDatabase
-      ? await keptDatabase(options.pgUrl, options.pgDatabase)
+      ? { url: await ensureDatabase(options.pgUrl, options.pgDatabase), drop: async () => undefined }
       : await createScratchDatabase(options.pgUrl, 'filesift_bench');
   const passThrough: Record<string, string> = {};
   if (process.env.FILESIFT_MODEL_DIR) passThrough.FILESIFT_MODEL_DIR = process.env.FILESIFT_MODEL_DIR;
@@ -100,8 +100,8 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
   };
 }
 
-/** Database `name` on the server `adminUrl` (created when missing), with a drop() that keeps it. */
-async function keptDatabase(adminUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** The URL of database `name` on the server `adminUrl`, created when missing (kept: nothing here drops it). */
+export async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -113,7 +113,7 @@ async function keptDatabase(adminUrl: string, name: string): Promise<{ url: stri
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: async () => undefined };
+  return url.toString();
 }
 
 /** Bytes of every file under `dir` (an index directory: PGlite's files). */

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { migrationsDir } from '../../src/paths.js';
-import { indexDirectory, search, startBenchService, type BenchService } from './bench-service.js';
+import { ensureDatabase, indexDirectory, search, startBenchService, type BenchService } from './bench-service.js';
 import { bulkLoad } from './bulk-load.js';
 import { summarize, type LatencySummary } from './search-bench.js';
 
@@ -166,14 +166,6 @@ async function filesOf(tree: string, from: number, to: number): Promise<string[]
   return out;
 }
 
-/** The URL of database `name` on the ladder's server. */
-async function databaseUrl(options: LadderOptions, name: string): Promise<string> {
-  if (!(await databaseExists(options.pgUrl, name))) await admin(options.pgUrl, (c) => c.query(`CREATE DATABASE ${name}`));
-  const url = new URL(options.pgUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 /**
  * Indexes folders [from, to) through the API, one run a folder, while a probe client searches; then waits for the
  * upkeep after the runs. Answers what the probe saw.
@@ -252,7 +244,7 @@ export async function* ladder(options: LadderOptions, log: (line: string) => voi
       if (options.build === 'direct') {
         log(`[${options.engine}] ${files} files: loading folders ${first}–${files / FOLDER_FILES - 1} in bulk on top of ${below?.files ?? 0}`);
         const paths = await filesOf(options.tree, first, files / FOLDER_FILES);
-        const took = await bulkLoad({ dataDir: place.dataDir, ...(options.engine === 'postgres' ? { pgUrl: await databaseUrl(options, place.database) } : {}) }, paths, log);
+        const took = await bulkLoad({ dataDir: place.dataDir, ...(options.engine === 'postgres' ? { pgUrl: await ensureDatabase(options.pgUrl, place.database) } : {}) }, paths, log);
         log(`  loaded in ${took.load.toFixed(0)} s, vector index ${took.vectorIndex.toFixed(0)} s, sealed and analyzed ${took.seal.toFixed(0)} s`);
         bench = await open(options, place);
       } else {

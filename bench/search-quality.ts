@@ -10,6 +10,8 @@
  *   npm run bench:quality -- --data-dir /tmp/scifact-index            (keep the index there; a re-run reuses it)
  *   npm run bench:quality -- --modes keyword,hybrid
  *   npm run bench:quality -- --no-typos                   (skip the typo run)
+ *   npm run bench:quality -- --embedders all              (the built-in embedder, then MiniLM and bge-small from
+ *                                                          FILESIFT_MODEL_CACHE: one index each, a summary table)
  *
  * FILESIFT_MODEL_DIR set: the service embeds with that transformer model instead of the built-in one.
  *
@@ -19,6 +21,7 @@
  * correction rule on queries that need none is measured too.
  */
 import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { indexDirectory, search, startBenchService, type BenchService } from './lib/bench-service.js';
 import { evaluateRuns, type RunScores } from './lib/metrics.js';
@@ -26,6 +29,7 @@ import { checkSciFact, loadDocs, loadQueries } from './lib/scifact.js';
 import { choiceOption, listOption, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { corpusIdOf, markdownTable } from './lib/search-bench.js';
 import { misspell, wordFrequencies } from './lib/typos.js';
+import { realModelDir, type RealModel } from '../test/helpers/models.js';
 
 const MODES = ['hybrid', 'keyword', 'semantic'] as const;
 type Mode = (typeof MODES)[number];
@@ -85,6 +89,10 @@ async function runMode(
   return { mode, scores: evaluateRuns(runs, split.qrels), answeredAs, notices, seconds: (performance.now() - t0) / 1000 };
 }
 
+/** The real models --embedders can name: the folders scripts/fetch-models.sh lays out. */
+const REAL_MODELS: readonly RealModel[] = ['all-MiniLM-L6-v2-int8', 'bge-small-en-v1.5-int8', 'all-MiniLM-L6-v2-fp32', 'bge-small-en-v1.5-fp32'];
+const BUILT_IN = 'built-in';
+
 const CLI = {
   command: 'npm run bench:quality --',
   about: 'Search quality on SciFact through the real service: nDCG@10 and Recall@100 per mode.',
@@ -95,8 +103,16 @@ const CLI = {
     pg: { type: 'string', value: 'URL', description: 'PostgreSQL server to use (a scratch database on it) instead of PGlite' },
     'data-dir': { type: 'string', value: 'DIR', description: 'keep the index there; a re-run reuses it' },
     'no-typos': { type: 'boolean', description: 'skip the typo run' },
+    embedders: {
+      type: 'string',
+      value: 'LIST',
+      description: `built-in and/or model folders of FILESIFT_MODEL_CACHE (${REAL_MODELS.join(', ')}), or all; one index each (under --data-dir: DIR/<embedder>)`,
+    },
   },
-  notes: ['FILESIFT_MODEL_DIR set: the service embeds with that transformer model instead of the built-in one.'],
+  notes: [
+    'FILESIFT_MODEL_DIR set (and no --embedders): the service embeds with that transformer model instead of the built-in one.',
+    'FILESIFT_MODEL_CACHE: the folder scripts/fetch-models.sh filled from Maven Central (for --embedders).',
+  ],
 } satisfies BenchCommand<BenchOptions>;
 
 /** The --settings text, checked to be JSON before the index is built. */
@@ -109,14 +125,45 @@ function json(name: string, text: string): string {
   return text;
 }
 
+interface Options {
+  splitName: 'test' | 'train';
+  modes: Mode[];
+  settingsPatch: string | undefined;
+  pgUrl: string | undefined;
+  typos: boolean;
+}
+
+/** One embedder's figures, for the summary of a run over several. */
+interface Summary {
+  embedder: string;
+  scores: Map<Mode, RunScores | null>;
+  typo: { without: RunScores; with: RunScores } | null;
+}
+
+/** Which embedders --embedders names: [label, model folder or null for the built-in one]. */
+function embedderList(value: string | undefined): [string, string | null][] | null {
+  if (value === undefined) return null;
+  const names = value === 'all' ? [BUILT_IN, 'all-MiniLM-L6-v2-int8', 'bge-small-en-v1.5-int8'] : value.split(',').map((v) => v.trim());
+  return names.map((name): [string, string | null] => {
+    if (name === BUILT_IN) return [name, null];
+    if (!(REAL_MODELS as readonly string[]).includes(name)) throw new Error(`--embedders: '${name}' is neither ${BUILT_IN} nor one of ${REAL_MODELS.join(', ')}`);
+    const found = realModelDir(name as RealModel);
+    if (!found.ok) throw new Error(`--embedders: ${found.reason}`);
+    return [name, found.dir];
+  });
+}
+
 async function main(): Promise<void> {
-  const { splitName, modes, settingsPatch, pgUrl, dataDir, typos } = readBenchArgs(CLI, ({ values }) => ({
-    splitName: choiceOption('split', values.split, ['test', 'train']),
-    modes: listOption('modes', values.modes, MODES),
-    settingsPatch: values.settings === undefined ? undefined : json('settings', values.settings),
-    pgUrl: values.pg,
+  const { options, dataDir, embedders } = readBenchArgs(CLI, ({ values }) => ({
+    options: {
+      splitName: choiceOption('split', values.split, ['test', 'train']),
+      modes: listOption('modes', values.modes, MODES),
+      settingsPatch: values.settings === undefined ? undefined : json('settings', values.settings),
+      pgUrl: values.pg,
+      typos: !values['no-typos'],
+    } satisfies Options,
     dataDir: values['data-dir'],
-    typos: !values['no-typos'],
+    embedders: embedderList(values.embedders),
   }));
   const data = checkSciFact();
   if (!data.ok) {
@@ -124,11 +171,33 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const files = data.files;
-  const split = loadQueries(splitName);
+  if (!embedders) {
+    await measure(data.files, options, dataDir, {});
+  } else {
+    const summaries: Summary[] = [];
+    for (const [name, modelDir] of embedders) {
+      console.log(`\n=== ${name} ===`);
+      // An empty FILESIFT_MODEL_DIR is no model folder: the built-in embedder (the bench's data dir has no models/).
+      summaries.push(await measure(data.files, options, dataDir && path.join(dataDir, name), { FILESIFT_MODEL_DIR: modelDir ?? '' }));
+    }
+    console.log(`\nSciFact ${options.splitName}, nDCG@10 (R@100) per embedder, POST /api/search/ limit ${LIMIT}:\n`);
+    const cell = (x: RunScores | null | undefined) => (x ? `${x.ndcgAt10.toFixed(4)} (${x.recallAt100.toFixed(4)})` : 'n/a');
+    console.log(
+      markdownTable(
+        ['embedder', ...options.modes, 'typo run: misspelt without / with correction'],
+        summaries.map((s) => [s.embedder, ...options.modes.map((m) => cell(s.scores.get(m))), s.typo ? `${cell(s.typo.without)} / ${cell(s.typo.with)}` : 'n/a']),
+      ),
+    );
+  }
+  console.log(`Command: npm run bench:quality${process.argv.length > 2 ? ` -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ')}` : ''}`);
+}
 
+/** Indexes SciFact with one embedder (env: its FILESIFT_MODEL_DIR) and scores every mode, then the typo run. */
+async function measure(files: string, options: Options, dataDir: string | undefined, env: Record<string, string>): Promise<Summary> {
+  const { splitName, modes, settingsPatch, pgUrl, typos } = options;
+  const split = loadQueries(splitName);
   console.log(`SciFact ${splitName}: ${split.queries.length} queries; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores`);
-  const bench = await startBenchService({ ...(pgUrl ? { pgUrl } : {}), ...(dataDir ? { dataDir } : {}) });
+  const bench = await startBenchService({ ...(pgUrl ? { pgUrl } : {}), ...(dataDir ? { dataDir } : {}), env });
   try {
     const status = await bench.call<{ embedder: { kind: string | null; model: string | null; dimension?: number; search: string; reason?: string } }>('GET', '/api/status/');
     const e = status.embedder;
@@ -170,8 +239,8 @@ async function main(): Promise<void> {
     console.log(`\nReferences (test, from the dataset README): BM25 Anserini flat 0.6789 / R@100 0.9253; BM25 multifield 0.6647 / 0.9076; ` +
       `all-MiniLM-L6-v2 0.6451 / 0.925.`);
     const hybrid = results.find((r) => r.mode === 'hybrid')?.scores;
-    if (typos && hybrid) await typoRun(bench, split, hybrid);
-    console.log(`Command: npm run bench:quality${process.argv.length > 2 ? ` -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ')}` : ''}`);
+    const typo = typos && hybrid ? await typoRun(bench, split, hybrid) : null;
+    return { embedder: embedderLabel, scores: new Map(results.map((r) => [r.mode, r.scores])), typo };
   } finally {
     await bench.close();
   }
@@ -199,7 +268,7 @@ function hybridVerdict(h: RunScores, keyword: RunScores | undefined, semantic: R
 }
 
 /** The typo run: misspelt queries in hybrid mode, without and with correction, against the clean queries. */
-async function typoRun(bench: BenchService, split: ReturnType<typeof loadQueries>, clean: RunScores): Promise<void> {
+async function typoRun(bench: BenchService, split: ReturnType<typeof loadQueries>, clean: RunScores): Promise<{ without: RunScores; with: RunScores } | null> {
   const df = wordFrequencies(loadDocs().map((d) => d.text));
   const typos = new Map(split.queries.map((q, i) => [q.id, misspell(q.text, df, 15_000 + i)] as const));
   const textOf = (q: { id: string; text: string }): string => typos.get(q.id)?.text ?? q.text;
@@ -229,6 +298,9 @@ async function typoRun(bench: BenchService, split: ReturnType<typeof loadQueries
     row('misspelt, without correction (suggest only)', without.scores),
     row('misspelt, with correction', withCorrection.scores, `; target ≥ ${TYPO_TARGET * 100} %: ${ratio >= TYPO_TARGET ? 'met' : 'NOT met'}`),
   ]));
+  // Back to the default, so a kept index answers as a fresh one would.
+  await setCorrection('search');
+  return without.scores && withCorrection.scores ? { without: without.scores, with: withCorrection.scores } : null;
 }
 
 function signed(x: number): string {

@@ -138,7 +138,10 @@ async function unwrap(bytes: Buffer, facts: FileFacts, maxFileBytes: number, tex
   if (!compression) return { ok: true, bytes, extension: facts.extension, cut: false, overSizeLimit: false, compression };
   let whole = false;
   try {
-    const inner = await decompress(compression, bytes, SNIFF_BYTES, (head) => ((whole = needsWholeFile(head)) ? maxFileBytes : textKeep));
+    const inner = await decompress(compression, bytes, SNIFF_BYTES, (head) => {
+      whole = needsWholeFile(head);
+      return whole ? maxFileBytes : textKeep;
+    });
     return {
       ok: true,
       bytes: inner.cut && !whole ? withoutPartialCharacter(inner.bytes) : inner.bytes,

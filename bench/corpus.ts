@@ -17,7 +17,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,7 +28,7 @@ import { formatSize } from '../src/lib/format.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { pgliteDir } from '../src/store/spawn.js';
 import { createScratchDatabase } from '../test/helpers/engines.js';
-import { databaseSize, directoryBytes } from './lib/bench-service.js';
+import { databaseSize, directoryBytes, listFiles } from './lib/bench-service.js';
 import { formatBreakdown, spread } from './lib/breakdown.js';
 import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { peakRssBytes, sampleTreeRss, untilQuiet } from './lib/proc.js';
@@ -73,14 +73,6 @@ interface SystemRun {
   failures: number;
   failureDetail: string;
   restart: { listenSeconds: number | null; idleSeconds: number; cpuSeconds: number };
-}
-
-async function regularFiles(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
 }
 
 // ------------------------------------------------------------------------------------------------- filesift
@@ -296,7 +288,7 @@ const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}Ã
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 
 async function main(): Promise<void> {
-  const files = await regularFiles(dir);
+  const files = await listFiles(dir);
   const withRecoll = recoll && hasRecoll();
   if (recoll && !withRecoll) console.log('recollindex is not installed: filesift alone (apt-get install recoll)');
   console.log(`${files.length} files, ${formatSize((await directoryBytes(dir)))} in ${dir}; engine ${engine}, threads ${threads ?? 'default'}; ${os.cpus().length} cores; load ${load()}`);

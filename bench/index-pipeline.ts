@@ -24,7 +24,7 @@
  * The machine is shared and noisy: compare ratios within a run, not absolute numbers across runs.
  */
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,7 @@ import { startService } from '../src/service.js';
 import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
 import { sharedPath } from '../test/helpers/shared.js';
 import { batchesOf, runBare } from './lib/bare-model.js';
+import { listFiles } from './lib/bench-service.js';
 import { listOption, positiveInt, positiveIntList, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { spread, stageBreakdown, type Breakdown } from './lib/breakdown.js';
 
@@ -89,15 +90,6 @@ const CLI = {
     child: { type: 'string', value: 'JSON', description: 'internal: run one configuration and print its result (the parent starts these)' },
   },
 } satisfies BenchCommand<BenchOptions>;
-
-/** Regular files under dir, sorted by path. */
-async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
-}
 
 /** The first `limit` files of the corpus, copied into a temp folder (or the corpus itself when all are used). */
 async function corpusOf(dir: string, files: string[], limit: number, tmp: string): Promise<string> {

@@ -116,6 +116,15 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<st
   return url.toString();
 }
 
+/** Regular files under `dir`, sorted by path (a corpus to index). */
+export async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
 /** Bytes of every file under `dir` (an index directory: PGlite's files). */
 export async function directoryBytes(dir: string): Promise<number> {
   let total = 0;

@@ -92,3 +92,44 @@ export async function stageBreakdown(files: string[], embedder: Embedder): Promi
     await rm(dataDir, { recursive: true, force: true });
   }
 }
+
+export interface FormatCost {
+  format: string;
+  files: number;
+  /** CPU milliseconds per file of this format, one thread. */
+  parseMs: number;
+  analyzeMs: number;
+  /** Files whose parse failed (counted under the format their extension names). */
+  failed: number;
+}
+
+/**
+ * Parse and analyze CPU time per format, one file at a time on this thread (after a warm-up over the first files):
+ * where a heterogeneous corpus spends its pipeline time. Rows by total cost, largest first.
+ */
+export async function formatBreakdown(files: string[]): Promise<FormatCost[]> {
+  const analyzeOptions = { provider: 'local' as const, model: 'extractive', timeoutMs: 30_000, maxInputChars: 100_000 };
+  const parseOptions = { maxFileBytes: 100 * 1024 * 1024, maxTextChars: 2_000_000 };
+  for (const f of files.slice(0, WARMUP)) {
+    const outcome = await parseFile(f, parseOptions);
+    if (outcome.ok) await analyze(outcome.doc, analyzeOptions);
+  }
+  const rows = new Map<string, FormatCost>();
+  for (const f of files) {
+    const c0 = cpuMs();
+    const outcome = await parseFile(f, parseOptions);
+    const c1 = cpuMs();
+    if (outcome.ok) await analyze(outcome.doc, analyzeOptions);
+    const c2 = cpuMs();
+    const format = outcome.ok ? outcome.doc.format : `${path.extname(f).toLowerCase() || '(none)'} (failed)`;
+    const row = rows.get(format) ?? { format, files: 0, parseMs: 0, analyzeMs: 0, failed: 0 };
+    row.files++;
+    row.parseMs += c1 - c0;
+    row.analyzeMs += c2 - c1;
+    if (!outcome.ok) row.failed++;
+    rows.set(format, row);
+  }
+  return [...rows.values()]
+    .sort((a, b) => b.parseMs + b.analyzeMs - (a.parseMs + a.analyzeMs))
+    .map((r) => ({ ...r, parseMs: r.parseMs / r.files, analyzeMs: r.analyzeMs / r.files }));
+}

@@ -37,7 +37,7 @@ export const statusCommand = defineCommand({
       `filesift ${status.version} at ${client.baseUrl}: ${status.status}, up ${formatDuration(status.uptime_seconds)}`,
       `database   ${db.engine} ${db.server_version ?? ''} (${db.location})${db.reachable ? `, ${db.latency_ms} ms` : `: unreachable, ${db.error ?? ''}`}`,
       `embedder   ${embedder?.model ?? 'none'}${embedder?.kind ? ` (${embedder.kind})` : ''}, ${embedder?.search ?? 'keyword'} search`,
-      `index      ${stats.total_files} files, ${formatSize(stats.total_size)}, ${stats.failed_files} failed; last indexed ${localDateTime(stats.last_indexed)}`,
+      `index      ${stats.total_files} files (${stats.name_only_files} by name only), ${formatSize(stats.total_size)}, ${stats.failed_files} failed; last indexed ${localDateTime(stats.last_indexed)}`,
       `queue      ${queue?.paused ? 'paused' : 'running'}, ${queue?.total_items ?? 0} items`,
     ];
     io.stdout.write(`${lines.join('\n')}\n`);

@@ -124,6 +124,8 @@ export interface IndexRunProgress extends IndexRunCounts {
 export interface IndexRunCounts {
   processed: number;
   indexed: number;
+  /** Of `indexed`, files searchable by name only: no text could be read (see the file's `note`). */
+  name_only: number;
   skipped: number;
   failed: number;
   removed: number;

@@ -65,6 +65,12 @@ function needsReembedOnly(known: KnownFile | null, model: string | null): known 
   return model !== null && known !== null && known.status === 'indexed' && known.embeddingModel !== model;
 }
 
+/** What #index learnt of the file before something unexpected stopped it. */
+interface Seen {
+  facts: FileFacts;
+  mtimeMs: number;
+}
+
 function factsOfMissing(filePath: string): FileFacts {
   const epoch = new Date(0).toISOString();
   const ext = path.extname(filePath).slice(1).toLowerCase();
@@ -162,16 +168,19 @@ export class Indexer {
 
   /** Never lets an unexpected error escape: the file is recorded as failed and the run goes on. */
   async #guarded(filePath: string, options: IndexFileOptions): Promise<FileOutcome> {
+    // The size and mtime the file had, once stat'ed: recorded with an unexpected failure too, so the failed file
+    // is not read again at every start while it stays as it was (looksUnchanged).
+    const seen: Seen = { facts: factsOfMissing(filePath), mtimeMs: 0 };
     try {
-      return await this.#index(filePath, options);
+      return await this.#index(filePath, options, seen);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       this.deps.logger.error({ err, path: filePath }, 'unexpected error while indexing a file');
-      return this.#fail(filePath, options.run, factsOfMissing(filePath), 0, 'internal', reason, options.signal).catch((): FileOutcome => ({ status: 'failed', code: 'internal', reason }));
+      return this.#fail(filePath, options.run, seen.facts, seen.mtimeMs, 'internal', reason, options.signal).catch((): FileOutcome => ({ status: 'failed', code: 'internal', reason }));
     }
   }
 
-  async #index(filePath: string, { run, force, known: knownArg, signal = run.signal }: IndexFileOptions): Promise<FileOutcome> {
+  async #index(filePath: string, { run, force, known: knownArg, signal = run.signal }: IndexFileOptions, seen: Seen): Promise<FileOutcome> {
     const { store } = this.deps;
     const settings = this.deps.settings.get();
     const model = this.deps.embeddingModel();
@@ -192,6 +201,8 @@ export class Indexer {
     }
     const facts = stat.facts;
     const mtimeMs = Date.parse(facts.modified);
+    seen.facts = facts;
+    seen.mtimeMs = mtimeMs;
     const known = knownArg !== undefined ? knownArg : ((await store.files.known([filePath]))[0] ?? null);
     if (!force && known && looksUnchanged(known, facts.size, mtimeMs, model)) {
       return this.#skip(run, filePath, 'unchanged');
@@ -243,7 +254,7 @@ export class Indexer {
         const sourceId = await store.files.findByHash(doc.contentHash, model, filePath);
         if (sourceId !== null) {
           const id = await store.files.saveCopy(sourceId, doc, mtimeMs, jobId);
-          run.record('indexed');
+          run.record('indexed', doc.text === '');
           run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: null, reused: true });
           return { status: 'indexed' };
         }
@@ -307,7 +318,7 @@ export class Indexer {
       chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
     });
     run.addStageTime('store', performance.now() - storeStart);
-    run.record('indexed');
+    run.record('indexed', doc.text === '');
     run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: chunks.length, reused: false });
     return { status: 'indexed' };
   }

@@ -42,7 +42,7 @@ export interface RunLogOptions {
 export class IndexRun {
   readonly id = randomUUID();
   readonly startedAt = Date.now();
-  readonly counts: IndexRunCounts = { processed: 0, indexed: 0, skipped: 0, failed: 0, removed: 0 };
+  readonly counts: IndexRunCounts = { processed: 0, indexed: 0, name_only: 0, skipped: 0, failed: 0, removed: 0 };
   /** Time spent per stage, summed over the run's files (seconds; with N threads the sum can exceed the run). */
   readonly stageSeconds: IndexRunStageSeconds = { analyze: 0, embed: 0, store: 0 };
   /** Files the walk (or the caller) has found so far. */
@@ -159,12 +159,14 @@ export class IndexRun {
     this.stageSeconds[stage] += ms / 1000;
   }
 
-  record(status: FileStatus): void {
+  /** Counts a file's outcome; `nameOnly`: indexed without text (searchable by name only). */
+  record(status: FileStatus, nameOnly = false): void {
     if (status === 'removed') {
       this.counts.removed++;
     } else {
       this.counts.processed++;
       this.counts[status]++;
+      if (status === 'indexed' && nameOnly) this.counts.name_only++;
     }
     this.#progress(false);
   }

@@ -127,7 +127,7 @@ describe('filesift commands (a real process against a real service)', function (
     const status = await filesift(['status'], env);
     expect(status.code).to.equal(0);
     expect(status.stdout).to.match(/^filesift \S+ at http:\/\/127\.0\.0\.1:\d+: ok, up /);
-    expect(status.stdout).to.match(/^index +3 files, .*1 failed/m);
+    expect(status.stdout).to.match(/^index +3 files \(\d+ by name only\), .*1 failed/m);
     expect(status.stdout).to.contain(tree.root);
   });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { repoRoot } from '../helpers/shared.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
@@ -43,5 +44,29 @@ describe('a misbehaving pipeline worker', () => {
     const again = t.service.indexing.startFile(tree.path('fine.txt'), { force: true });
     await t.service.indexing.settled();
     expect(again.counts.indexed).to.equal(1);
+  });
+
+  it('records a file whose store write failed unexpectedly with its size and time, and does not read it again while it is unchanged', async () => {
+    const other = await tempTree({ 'unstorable.txt': 'a note whose metadata the database refuses' });
+    try {
+      const first = t.service.indexing.startDirectory(other.root, { kind: 'directory', force: false });
+      await t.service.indexing.settled();
+      expect(first.counts).to.include({ processed: 1, failed: 1 });
+      const [known] = await t.service.store.api.files.knownUnder(other.root);
+      expect(await t.service.store.api.files.get(known!.id)).to.include({ status: 'failed', error_code: 'internal', size: 42 });
+
+      const again = t.service.indexing.startDirectory(other.root, { kind: 'directory', force: false });
+      await t.service.indexing.settled();
+      expect(again.counts).to.include({ processed: 1, skipped: 1, failed: 0 });
+
+      // Changed (a new mtime): read again.
+      const later = new Date(Date.now() + 5000);
+      await utimes(other.path('unstorable.txt'), later, later);
+      const changed = t.service.indexing.startDirectory(other.root, { kind: 'directory', force: false });
+      await t.service.indexing.settled();
+      expect(changed.counts).to.include({ processed: 1, skipped: 0, failed: 1 });
+    } finally {
+      await other.remove();
+    }
   });
 });

@@ -104,6 +104,7 @@ describe('progressLine', () => {
       run_id: 'r',
       processed: 1200,
       indexed: 1100,
+      name_only: 40,
       skipped: 90,
       failed: 10,
       removed: 0,
@@ -118,7 +119,7 @@ describe('progressLine', () => {
 
   it('says the total is not known yet while it is not', () => {
     const line = progressLine('directory /d', {
-      run_id: 'r', processed: 5, indexed: 5, skipped: 0, failed: 0, removed: 0, total: 9, total_final: false, files_per_second: 2, eta_seconds: null, current_path: null,
+      run_id: 'r', processed: 5, indexed: 5, name_only: 0, skipped: 0, failed: 0, removed: 0, total: 9, total_final: false, files_per_second: 2, eta_seconds: null, current_path: null,
     });
     expect(line).to.equal('directory /d: 5 files (9 found so far), 2 files/s');
   });

@@ -124,8 +124,9 @@ describe('web app (Chromium)', function () {
     // Escape closes it and gives the focus back to the result.
     await page.keyboard.press('Escape');
     await preview.waitFor({ state: 'detached' });
-    // The focus comes back in the render after the preview closes: wait for it rather than read it at once.
-    await page.waitForFunction("document.activeElement?.textContent === 'Letter to the keeper'", undefined, { timeout: WAIT });
+    // The focus comes back in the render after the preview closes: wait for it rather than read it at once. Polled
+    // from here: waitForFunction evaluates its predicate with eval in the page, which the app's CSP forbids.
+    await eventually(async () => (await page.evaluate('document.activeElement?.textContent')) === 'Letter to the keeper', WAIT);
     // '/' goes back to the box.
     await page.keyboard.press('/');
     expect(await page.evaluate('document.activeElement?.id')).to.equal('search-box');

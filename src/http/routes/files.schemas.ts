@@ -26,6 +26,11 @@ export type FileSummaryBody = Static<typeof FileSummarySchema>;
 export const FileRecordSchema = Type.Object(
   {
     ...FileSummarySchema.properties,
+    indexed_as: Nullable(
+      Type.Union([Type.Literal('content'), Type.Literal('name_only')], {
+        description: "How an indexed file is searchable: by its text, or by name, path and dates only when no text could be read (`note` says why: 'no extractable text', 'over size limit', ...); null for a failed file",
+      }),
+    ),
     error: Nullable(Type.String({ description: 'Why the file failed' })),
     error_code: Nullable(Type.String({ description: "e.g. 'corrupt', 'encrypted', 'timeout', 'unreadable'" })),
     note: Nullable(Type.String({ description: "Why there is no text, e.g. 'over size limit'" })),
@@ -54,6 +59,7 @@ export const FileStatsSchema = Type.Object(
     extensions: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Indexed files per extension' }),
     last_indexed: Nullable(Instant()),
     failed_files: Type.Integer({ minimum: 0 }),
+    name_only_files: Type.Integer({ minimum: 0, description: 'Of total_files, those searchable by name only: no text could be read' }),
     excluded_files: Type.Integer({ minimum: 0, description: 'Files the content check keeps out of the index (a private key, a token)' }),
   },
   { additionalProperties: false, title: 'FileStats' },

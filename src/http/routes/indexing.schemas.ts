@@ -48,6 +48,7 @@ export const IndexRunSchema = Type.Object(
     started_at: Instant(),
     processed: Type.Integer({ minimum: 0, description: 'indexed + skipped + failed' }),
     indexed: Type.Integer({ minimum: 0 }),
+    name_only: Type.Integer({ minimum: 0, description: "Of indexed, files searchable by name only: no text could be read (the file's note says why)" }),
     skipped: Type.Integer({ minimum: 0, description: 'Unchanged since they were indexed' }),
     failed: Type.Integer({ minimum: 0 }),
     removed: Type.Integer({ minimum: 0 }),

@@ -6,6 +6,7 @@
  */
 import { listZip } from './archive.js';
 import { describeBinary, extractBinary, knownBinary } from './binary.js';
+import { compressionOf } from './compressed.js';
 import { extractEml, extractMbox } from './email.js';
 import { looksLikeText } from './encoding.js';
 import { extractEpub } from './epub.js';
@@ -97,10 +98,11 @@ async function dispatch(input: ExtractInput): Promise<ExtractResult> {
 
 /**
  * Whether the extractor needs the whole file (a container format: PDF, ZIP-based, OLE, RTF), or only its opening
- * (text, markup, anything else: the parse stage then keeps only as much as the text limit can use).
+ * (text, markup, anything else: the parse stage then keeps only as much as the text limit can use). A compressed
+ * file is read whole: its content's opening is known only once decompressed.
  */
 export function needsWholeFile(head: Buffer): boolean {
-  return isPdf(head) || isZip(head) || isOle(head) || isRtf(head);
+  return isPdf(head) || isZip(head) || isOle(head) || isRtf(head) || compressionOf(head) !== null;
 }
 
 /** %PDF- within the first KB (some writers put junk before it, and readers accept that). */

@@ -7,6 +7,8 @@
 // extractors surface as noise. \u00AD (soft hyphen) is dropped so hyphenated words join again.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\u00AD\uFEFF\u200B]/g;
+// A UTF-16 surrogate without its pair: JSON.stringify writes it as an escape PostgreSQL's jsonb refuses.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const HORIZONTAL_SPACE = /[ \t\f\v\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/g;
 
 /**
@@ -22,7 +24,24 @@ export function normalizeText(input: string): string {
     .replace(/ ?\n ?/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim()
-    .normalize('NFC');
+    .normalize('NFC')
+    .replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/**
+ * Metadata as the store can keep it: a document's own fields (a PDF's Author, an e-mail's Subject) may hold what
+ * PostgreSQL's text and JSON cannot (NUL, a lone surrogate) or control characters nobody wants to see; they are
+ * dropped (a lone surrogate becomes U+FFFD) in keys and values alike, as the text's are. Numbers that JSON cannot
+ * hold (NaN, Infinity) are left out.
+ */
+export function cleanMetadata<M extends Record<string, string | number | string[] | undefined>>(metadata: M): M {
+  const clean = (s: string): string => s.replace(CONTROL, '').replace(LONE_SURROGATE, '\uFFFD');
+  const out: Record<string, string | number | string[]> = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (value === undefined || (typeof value === 'number' && !Number.isFinite(value))) continue;
+    out[clean(key)] = typeof value === 'string' ? clean(value) : Array.isArray(value) ? value.map(clean) : value;
+  }
+  return out as M;
 }
 
 /** How much text an extractor may collect, and until when (Date.now(); Infinity: no time limit). */

@@ -3,6 +3,8 @@
  * stateless, so a pool worker can run it for any number of files. It reads each file once, hashing every byte
  * (sha256) as it goes, and keeps in memory only what the extractor needs:
  * - containers (PDF, ZIP-based, OLE, RTF) whole, as their readers need them (at most the size limit);
+ * - a single-file compression (.gz, .bz2, .xz, .zst) whole, then its content as that content would be read
+ *   (formats/compressed.ts: decompressed as a stream up to that budget);
  * - anything else only its opening (TEXT_PREFIX_CHARS_FACTOR bytes per character of text wanted): a 92 MB log
  *   costs the same memory as an 8 MB one, and the rest of it is hashed, never held;
  * - files over the size limit not at all: they are indexed by name, path, size and dates only.
@@ -14,7 +16,8 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { linkRefusal, openNoFollow } from '../../lib/no-follow.js';
 import { extractDocument, guessFormat, needsWholeFile } from '../formats/index.js';
-import { normalizeText } from '../formats/normalize.js';
+import { compressionOf, decompress, innerExtension, type Compression } from '../formats/compressed.js';
+import { cleanMetadata, normalizeText } from '../formats/normalize.js';
 import { findSecret, secretReason } from './secrets.js';
 import type { FileFacts, ParsedDocument, ParseFailureCode, ParseOutcome } from '../types.js';
 
@@ -72,14 +75,22 @@ export async function parseFile(filePath: string, options: ParseOptions): Promis
 
     const started = Date.now();
     const head = await readAt(handle, 0, SNIFF_BYTES);
-    const keep = needsWholeFile(head) ? Infinity : Math.max(SNIFF_BYTES, options.maxTextChars * TEXT_PREFIX_CHARS_FACTOR);
-    const read = await readHashing(handle, keep);
+    const textKeep = Math.max(SNIFF_BYTES, options.maxTextChars * TEXT_PREFIX_CHARS_FACTOR);
+    const read = await readHashing(handle, needsWholeFile(head) ? Infinity : textKeep);
     // Only the opening of a long text file was kept: end it on a whole character.
-    const cut = read.size > read.kept.length;
-    const bytes = cut ? withoutPartialCharacter(read.kept) : read.kept;
+    const readCut = read.size > read.kept.length;
+    const content = await unwrap(readCut ? withoutPartialCharacter(read.kept) : read.kept, facts, options.maxFileBytes, textKeep);
+    if (!content.ok) return { ...content, facts };
+    const cut = readCut || content.cut;
+    if (content.overSizeLimit) {
+      const { format, mime } = await guessFormat(content.bytes.subarray(0, SNIFF_BYTES), content.extension);
+      const note = `over size limit once decompressed (${content.compression})`;
+      return { ok: true, doc: { ...facts, size: read.size, format, mime, text: '', metadata: {}, contentHash: read.hash, textTruncated: false, note } };
+    }
     const deadline = options.timeBudgetMs === undefined ? Infinity : started + options.timeBudgetMs;
-    const extracted = await extractDocument({ bytes, extension: facts.extension, maxTextChars: options.maxTextChars, deadline });
+    const extracted = await extractDocument({ bytes: content.bytes, extension: content.extension, maxTextChars: options.maxTextChars, deadline });
     if (!extracted.ok) return { ok: false, code: extracted.code, reason: extracted.reason, facts };
+    if (content.compression) extracted.metadata.compression = content.compression;
     if (extracted.truncated && Date.now() > deadline) {
       extracted.note ??= `reading it took longer than ${Math.round((options.timeBudgetMs ?? 0) / 1000)} s: the text is what was read until then`;
     }
@@ -98,7 +109,7 @@ export async function parseFile(filePath: string, options: ParseOptions): Promis
       format: extracted.format,
       mime: extracted.mime,
       text,
-      metadata: extracted.metadata,
+      metadata: cleanMetadata(extracted.metadata),
       contentHash: read.hash,
       textTruncated,
     };
@@ -110,6 +121,37 @@ export async function parseFile(filePath: string, options: ParseOptions): Promis
     return { ...(await fileSystemFailure(absolute, err)), ...(facts ? { facts } : {}) };
   } finally {
     await handle.close().catch(() => undefined);
+  }
+}
+
+type Unwrapped =
+  | { ok: true; bytes: Buffer; extension: string; cut: boolean; overSizeLimit: boolean; compression: Compression | null }
+  | Failure;
+
+/**
+ * The content to extract: the bytes themselves, or what a single-file compression (.gz, .bz2, .xz, .zst) holds,
+ * read as the file its name names without the suffix. Decompressed up to what a plain file of that content would
+ * be read to (a container whole, up to the size limit; anything else its text opening): a bomb is cut there.
+ */
+async function unwrap(bytes: Buffer, facts: FileFacts, maxFileBytes: number, textKeep: number): Promise<Unwrapped> {
+  const compression = compressionOf(bytes);
+  if (!compression) return { ok: true, bytes, extension: facts.extension, cut: false, overSizeLimit: false, compression };
+  let whole = false;
+  try {
+    const inner = await decompress(compression, bytes, SNIFF_BYTES, (head) => {
+      whole = needsWholeFile(head);
+      return whole ? maxFileBytes : textKeep;
+    });
+    return {
+      ok: true,
+      bytes: inner.cut && !whole ? withoutPartialCharacter(inner.bytes) : inner.bytes,
+      extension: innerExtension(facts.filename, compression),
+      cut: inner.cut,
+      overSizeLimit: inner.cut && whole,
+      compression,
+    };
+  } catch (err) {
+    return { ok: false, code: 'corrupt', reason: `${facts.extension.toUpperCase() || compression} is damaged: its ${compression} data could not be decompressed (${err instanceof Error ? err.message : String(err)})` };
   }
 }
 

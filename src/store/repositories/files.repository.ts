@@ -351,8 +351,10 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
       );
       const r = rows[0];
       if (!r) return null;
+      const summary = toFileSummary(r);
       return {
-        ...toFileSummary(r),
+        ...summary,
+        indexed_as: summary.status !== 'indexed' ? null : (r.content_length as number) > 0 ? 'content' : 'name_only',
         error: (r.error as string | null) ?? null,
         error_code: (r.error_code as string | null) ?? null,
         note: (r.note as string | null) ?? null,
@@ -383,8 +385,9 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
     },
 
     async stats() {
-      const { rows } = await db.query<{ total: number; size: number; last: unknown; failed: number; excluded: number }>(
+      const { rows } = await db.query<{ total: number; size: number; last: unknown; failed: number; name_only: number; excluded: number }>(
         `SELECT count(*) FILTER (WHERE status = 'indexed')::int AS total,
+                count(*) FILTER (WHERE status = 'indexed' AND content = '')::int AS name_only,
                 coalesce(sum(size) FILTER (WHERE status = 'indexed'), 0)::bigint AS size,
                 max(indexed_at) FILTER (WHERE status = 'indexed') AS last,
                 count(*) FILTER (WHERE status = 'failed')::int AS failed,
@@ -401,6 +404,7 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
         extensions: Object.fromEntries(ext.rows.map((e) => [e.extension, e.n])),
         last_indexed: toIso(r.last),
         failed_files: r.failed,
+        name_only_files: r.name_only,
         excluded_files: r.excluded,
       };
     },

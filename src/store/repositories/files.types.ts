@@ -82,6 +82,8 @@ export interface FileSummary {
 
 /** GET /api/files/{id}: the full record of one file (no extracted text: it can be megabytes). */
 export interface FileRecord extends FileSummary {
+  /** How an indexed file is searchable: by its text, or by name only (no text could be read; `note` says why). */
+  indexed_as: 'content' | 'name_only' | null;
   error: string | null;
   error_code: string | null;
   note: string | null;
@@ -117,6 +119,8 @@ export interface FileStats {
   extensions: Record<string, number>;
   last_indexed: string | null;
   failed_files: number;
+  /** Of total_files, those indexed by name only (no text could be read). */
+  name_only_files: number;
   /** Files the content check keeps out of the index (a private key, a token). */
   excluded_files: number;
 }

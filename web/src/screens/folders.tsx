@@ -25,6 +25,7 @@ function blankRun(started: EventMap['index_run_started'], at: string): RunView {
     started_at: at,
     processed: 0,
     indexed: 0,
+    name_only: 0,
     skipped: 0,
     failed: 0,
     removed: 0,

@@ -71,6 +71,7 @@ export function StatusScreen() {
                 <Rows
                   rows={[
                     ['files indexed', formatCount(stats.data.total_files)],
+                    ['of them by name only', formatCount(stats.data.name_only_files)],
                     ['size', formatSize(stats.data.total_size)],
                     ['failed', formatCount(stats.data.failed_files)],
                     ['last indexed', formatDateTime(stats.data.last_indexed)],

@@ -1,0 +1,344 @@
+/**
+ * A real document tree indexed side by side: filesift as a user runs it (`filesift serve` in a child process, the
+ * folder watched through the API, the built-in embedder) and, with --recoll when `recollindex` is installed,
+ * Recoll on the same folder in the same run (its own temporary configuration, stock settings).
+ *
+ *   npm run bench:corpus -- DIR [--recoll] [--threads N] [--engine pglite|postgres] [--sample N]
+ *
+ * For each system: CPU seconds (user + system of every thread and helper process), CPU ms per file of DIR, wall
+ * time until idle, peak RSS, the index on disk after the run and after a checkpoint (the write-ahead log apart),
+ * failures, and the restart with nothing changed (start to idle: filesift's start-up reconcile, a second
+ * `recollindex`). Then filesift's own account of the run (index_run_completed's stage sums) and, measured apart
+ * on this thread over a sample of the files, parse and analyze CPU per format.
+ *
+ * "Idle" is the moment the process last used CPU (over 2 % of a core) before 2 s of quiet, once the run says it
+ * is over: the index upkeep after the last file (vector index, keyword blocks) is part of the run.
+ * The machine is shared and noisy: compare the ratios of one run, and read the load average printed with them.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { ServiceClient, type ServiceEvent } from '../src/cli/client.js';
+import { formatSize } from '../src/lib/format.js';
+import { openPglite } from '../src/store/engines/pglite.js';
+import { pgliteDir } from '../src/store/spawn.js';
+import { createScratchDatabase } from '../test/helpers/engines.js';
+import { databaseSize, directoryBytes, listFiles } from './lib/bench-service.js';
+import { formatBreakdown, spread } from './lib/breakdown.js';
+import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
+import { peakRssBytes, sampleTreeRss, untilQuiet } from './lib/proc.js';
+import { markdownTable } from './lib/search-bench.js';
+
+const CLI = {
+  command: 'npm run bench:corpus --',
+  about: 'A document tree indexed by filesift (through its API) and, with --recoll, by Recoll in the same run.',
+  positional: { name: 'DIR', description: 'the folder to index (e.g. "$(bash bench/fetch-debian-docs.sh)")' },
+  options: {
+    recoll: { type: 'boolean', description: 'also index DIR with recollindex (when installed), stock settings' },
+    threads: { type: 'string', value: 'N', description: 'pipeline threads (queue.max_concurrency; default: the service\'s own)' },
+    engine: { type: 'string', value: 'pglite|postgres', default: 'pglite', description: 'postgres: a scratch database on DATABASE_URL\'s server' },
+    sample: { type: 'string', value: 'N', default: '600', description: 'files (spread over DIR) for the per-format split; 0: none' },
+  },
+} satisfies BenchCommand<BenchOptions>;
+
+const { dir, recoll, threads, engine, sample } = readBenchArgs(CLI, ({ values, positional }) => {
+  if (!positional) throw new Error('DIR is required');
+  const engine = choiceOption('engine', values.engine, ['pglite', 'postgres'] as const, 'pglite');
+  if (engine === 'postgres' && !process.env.DATABASE_URL) throw new Error('--engine postgres needs DATABASE_URL (a server the bench may create a database on)');
+  return {
+    dir: path.resolve(positional),
+    recoll: values.recoll === true,
+    threads: values.threads === undefined ? null : positiveInt('threads', values.threads),
+    engine,
+    sample: values.sample === '0' ? 0 : positiveInt('sample', values.sample!),
+  };
+});
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** One system's figures. */
+interface SystemRun {
+  cpuSeconds: number;
+  wallSeconds: number;
+  peakRssBytes: number;
+  /** Index on disk after the run; after a checkpoint; the write-ahead log after it (null: not separable). */
+  diskBytes: number;
+  checkpointedBytes: number;
+  walBytes: number | null;
+  failures: number;
+  failureDetail: string;
+  restart: { listenSeconds: number | null; idleSeconds: number; cpuSeconds: number };
+}
+
+// ------------------------------------------------------------------------------------------------- filesift
+
+interface Served {
+  child: ChildProcess;
+  client: ServiceClient;
+  /** Seconds from spawn to "filesift is listening". */
+  listenSeconds: number;
+  exited: Promise<void>;
+}
+
+/** `filesift serve` in a child process, as a user starts it; resolves once it listens (its log line says where). */
+async function serve(env: Record<string, string>, token: string): Promise<Served> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli.js'), 'serve'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffer = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      buffer += chunk;
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string; level?: number };
+          if (entry.msg === 'filesift is listening' && entry.url) resolve(entry.url);
+          else if ((entry.level ?? 0) >= 50) process.stderr.write(`filesift: ${line}\n`);
+        } catch {
+          process.stderr.write(`filesift: ${line}\n`);
+        }
+      }
+    });
+    void exited.then(() => reject(new Error(`filesift serve exited with ${child.exitCode} before listening`)));
+  });
+  return { child, client: new ServiceClient(url, token), listenSeconds: (performance.now() - t0) / 1000, exited };
+}
+
+async function stop(served: Served): Promise<void> {
+  served.child.kill('SIGTERM');
+  await served.exited;
+}
+
+interface Idle {
+  runs: { runs: unknown[] };
+  queue: { total_items: number };
+}
+
+async function nothingGoingOn(client: ServiceClient): Promise<boolean> {
+  const [runs, queue] = await Promise.all([client.get<Idle['runs']>('/api/index/runs'), client.get<Idle['queue']>('/api/queue/status')]);
+  return runs.runs.length === 0 && queue.total_items === 0;
+}
+
+interface FilesiftRun extends SystemRun {
+  stageSeconds: Record<string, number>;
+  indexed: number;
+}
+
+async function runFilesift(corpus: string): Promise<FilesiftRun> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-corpus-'));
+  const scratch = engine === 'postgres' ? await createScratchDatabase(process.env.DATABASE_URL, 'filesift_bench') : null;
+  const token = randomBytes(16).toString('hex');
+  const env: Record<string, string> = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    FILESIFT_DATA_DIR: dataDir,
+    FILESIFT_API_TOKEN: token,
+    FILESIFT_MODEL_PULL: 'off',
+    LOG_LEVEL: 'info',
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+  };
+  delete process.env.FILESIFT_MODEL_DIR; // the built-in embedder, as a fresh install has
+  try {
+    // The bulk run: watch the folder, wait for the initial scan's index_run_completed, then for quiet.
+    const t0 = performance.now();
+    const first = await serve(env, token);
+    const pid = first.child.pid!;
+    const run: { completed: Extract<ServiceEvent, { type: 'index_run_completed' }>['data'] | null } = { completed: null };
+    const failures = new Map<string, number>();
+    const events = await first.client.events(['index_run_completed', 'file_failed'], (e) => {
+      if (e.type === 'index_run_completed' && e.data.kind === 'watch') run.completed = e.data;
+      if (e.type === 'file_failed') failures.set(e.data.code, (failures.get(e.data.code) ?? 0) + 1);
+    });
+    if (threads !== null) await first.client.request('PUT', '/api/settings/', { 'queue.max_concurrency': threads });
+    await first.client.post('/api/watch/', { directory_path: corpus });
+    const idle = await untilQuiet(pid, async () => run.completed !== null && (await nothingGoingOn(first.client)));
+    const peak = peakRssBytes(pid) ?? 0;
+    events.close();
+    const done = run.completed!;
+    await stop(first);
+
+    const disk = await indexBytes(dataDir, scratch?.url ?? null);
+    await checkpoint(dataDir, scratch?.url ?? null);
+    const checkpointed = await indexBytes(dataDir, scratch?.url ?? null);
+
+    // The restart with nothing changed: spawn to the reconcile's end (every job's last scan after the restart).
+    const r0 = performance.now();
+    const restartedAt = Date.now();
+    const second = await serve(env, token);
+    const rested = await untilQuiet(second.child.pid!, async () => {
+      const { jobs } = await second.client.get<{ jobs: { last_scan: string | null }[] }>('/api/watch/jobs');
+      return jobs.every((j) => j.last_scan !== null && Date.parse(j.last_scan) >= restartedAt) && (await nothingGoingOn(second.client));
+    });
+    await stop(second);
+
+    return {
+      cpuSeconds: idle.cpuSeconds,
+      wallSeconds: (idle.at - t0) / 1000,
+      peakRssBytes: peak,
+      diskBytes: disk.total,
+      checkpointedBytes: checkpointed.total,
+      walBytes: checkpointed.wal,
+      failures: done.failed,
+      failureDetail: [...failures].map(([code, n]) => `${n} ${code}`).join(', '),
+      restart: { listenSeconds: second.listenSeconds, idleSeconds: (rested.at - r0) / 1000, cpuSeconds: rested.cpuSeconds },
+      stageSeconds: { ...done.stage_seconds },
+      indexed: done.indexed,
+    };
+  } finally {
+    await scratch?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The index's bytes: PGlite's folder (and its pg_wal apart), or the PostgreSQL database (its WAL is the server's). */
+async function indexBytes(dataDir: string, databaseUrl: string | null): Promise<{ total: number; wal: number | null }> {
+  if (databaseUrl) return { total: await databaseSize(databaseUrl), wal: null };
+  const dir = pgliteDir(dataDir);
+  return { total: await directoryBytes(dir), wal: await directoryBytes(path.join(dir, 'pg_wal')) };
+}
+
+/** A CHECKPOINT with the service stopped (PGlite opened here, alone) or on the server. */
+async function checkpoint(dataDir: string, databaseUrl: string | null): Promise<void> {
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query('CHECKPOINT').finally(() => client.end());
+    return;
+  }
+  const db = await openPglite(pgliteDir(dataDir));
+  try {
+    await db.query('CHECKPOINT');
+  } finally {
+    await db.close();
+  }
+}
+
+// --------------------------------------------------------------------------------------------------- Recoll
+
+const hasRecoll = (): boolean => spawnSync('sh', ['-c', 'command -v recollindex'], { stdio: 'ignore' }).status === 0;
+
+/**
+ * One `recollindex` run under bash, whose `times` prints the CPU of its waited-for children (recollindex and the
+ * filters it runs); the tree's resident memory is sampled meanwhile.
+ */
+async function recollindex(confDir: string, diags: string): Promise<{ cpuSeconds: number; wallSeconds: number; peakRssBytes: number }> {
+  const t0 = performance.now();
+  const child = spawn('bash', ['-c', 'recollindex -c "$1" --diagsfile "$2" >/dev/null 2>&1; status=$?; times; exit $status', 'bash', confDir, diags], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const rss = sampleTreeRss(child.pid!);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const peak = rss.stop();
+  if (code !== 0) throw new Error(`recollindex exited with ${code}`);
+  // `times`: the shell's user and system time, then its children's: "0m1.234s 0m0.567s".
+  const children = out.trim().split('\n').at(-1) ?? '';
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+  return { cpuSeconds: seconds, wallSeconds: (performance.now() - t0) / 1000, peakRssBytes: peak };
+}
+
+async function runRecoll(corpus: string): Promise<SystemRun> {
+  const confDir = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-recoll-'));
+  try {
+    await writeFile(path.join(confDir, 'recoll.conf'), `topdirs = ${corpus}\n`);
+    const diags = path.join(confDir, 'diags.txt');
+    const first = await recollindex(confDir, diags);
+    const db = path.join(confDir, 'xapiandb');
+    const disk = await directoryBytes(db);
+    // What Recoll could not index: its diagnostics file, one line per document, counted by reason.
+    const reasons = new Map<string, number>();
+    for (const line of (await readFile(diags, 'utf8').catch(() => '')).split('\n')) {
+      const reason = line.split(' ')[0];
+      if (reason) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    }
+    // Errors are failures; the other reasons (Skipped, NoHandler, NoContentSuffix...) are Recoll's choices.
+    const failed = [...reasons].filter(([r]) => r === 'Error' || r === 'MissingHelper');
+    const restart = await recollindex(confDir, diags);
+    return {
+      ...first,
+      diskBytes: disk,
+      checkpointedBytes: disk,
+      walBytes: null,
+      failures: failed.reduce((s, [, n]) => s + n, 0),
+      failureDetail: [...reasons].map(([r, n]) => `${n} ${r}`).join(', '),
+      restart: { listenSeconds: null, idleSeconds: restart.wallSeconds, cpuSeconds: restart.cpuSeconds },
+    };
+  } finally {
+    await rm(confDir, { recursive: true, force: true });
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------ main
+
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
+const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}×` : '–');
+const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(', ');
+
+async function main(): Promise<void> {
+  const files = await listFiles(dir);
+  const withRecoll = recoll && hasRecoll();
+  if (recoll && !withRecoll) console.log('recollindex is not installed: filesift alone (apt-get install recoll)');
+  console.log(`${files.length} files, ${formatSize((await directoryBytes(dir)))} in ${dir}; engine ${engine}, threads ${threads ?? 'default'}; ${os.cpus().length} cores; load ${load()}`);
+
+  const fs = await runFilesift(dir);
+  console.log(`filesift done; load ${load()}`);
+  const rc = withRecoll ? await runRecoll(dir) : null;
+  if (rc) console.log(`recoll done; load ${load()}`);
+
+  const n = files.length;
+  const rows: (readonly string[])[] = [];
+  const row = (figure: string, f: number | string, r: number | string | null, rat: string): void => {
+    rows.push(rc ? [figure, String(f), String(r ?? '–'), rat] : [figure, String(f)]);
+  };
+  const both = (figure: string, pick: (s: SystemRun) => number, show: (v: number) => string): void => {
+    const f = pick(fs);
+    const r = rc ? pick(rc) : null;
+    row(figure, show(f), r === null ? null : show(r), r === null ? '' : ratio(f, r));
+  };
+  both('CPU seconds (user+sys, all threads and helpers)', (s) => s.cpuSeconds, (v) => v.toFixed(1));
+  both('CPU ms per file', (s) => (1000 * s.cpuSeconds) / n, (v) => v.toFixed(1));
+  both('wall seconds until idle', (s) => s.wallSeconds, (v) => v.toFixed(1));
+  both('peak RSS (MB)', (s) => s.peakRssBytes, mb);
+  both('index on disk after the run (MB)', (s) => s.diskBytes, mb);
+  both('… after a checkpoint (MB)', (s) => s.checkpointedBytes, mb);
+  row('… of which write-ahead log (MB)', fs.walBytes === null ? '–' : mb(fs.walBytes), rc ? '–' : null, '');
+  row('failures', `${fs.failures}${fs.failureDetail ? ` (${fs.failureDetail})` : ''}`, rc ? `${rc.failures} (${rc.failureDetail || 'none'})` : null, '');
+  row('restart, nothing changed: seconds to listening', fs.restart.listenSeconds!.toFixed(1), rc ? '–' : null, '');
+  both('restart, nothing changed: seconds until idle', (s) => s.restart.idleSeconds, (v) => v.toFixed(2));
+  both('restart, nothing changed: CPU seconds', (s) => s.restart.cpuSeconds, (v) => v.toFixed(2));
+  console.log(`\n${markdownTable(rc ? ['figure', 'filesift', 'Recoll', 'ratio'] : ['figure', 'filesift'], rows)}`);
+  console.log(`\nfilesift's run: ${fs.indexed} indexed; stage sums (index_run_completed, seconds over all threads): ` +
+    Object.entries(fs.stageSeconds).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '));
+
+  if (sample > 0) {
+    const picked = spread(files, sample);
+    const formats = await formatBreakdown(picked);
+    console.log(`\nParse and analyze CPU per format, one thread, ${picked.length} files spread over the corpus (load ${load()}):\n`);
+    console.log(markdownTable(
+      ['format', 'files', 'parse ms/file', 'analyze ms/file', 'share of the sample\'s CPU'],
+      (() => {
+        const total = formats.reduce((s, f) => s + f.files * (f.parseMs + f.analyzeMs), 0);
+        return formats.map((f) => [f.format, String(f.files), f.parseMs, f.analyzeMs, `${((100 * f.files * (f.parseMs + f.analyzeMs)) / total).toFixed(0)} %`]);
+      })(),
+    ));
+  }
+  console.log(`\nload average at the end: ${load()}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,117 @@
+/**
+ * A running process as Linux's /proc sees it, for benchmarks that measure another program (bench/corpus.ts): its
+ * CPU time (every thread, and its children once waited for), its peak resident memory, and the resident memory of
+ * its whole process tree (a program that runs helpers, as Recoll runs its filters). Linux only.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on every Linux build that matters). */
+const TICKS = 100;
+
+interface Stat {
+  ppid: number;
+  /** user + system seconds of every thread, and of the children it has waited for. */
+  cpuSeconds: number;
+  rssPages: number;
+}
+
+function readStat(pid: number): Stat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) may hold spaces and parentheses: the fields after it start at the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const n = (field: number): number => Number(fields[field - 3]);
+  return { ppid: n(4), cpuSeconds: (n(14) + n(15) + n(16) + n(17)) / TICKS, rssPages: n(24) };
+}
+
+/** user + system CPU seconds of the process (all its threads, and its waited-for children); null once gone. */
+export function cpuSeconds(pid: number): number | null {
+  return readStat(pid)?.cpuSeconds ?? null;
+}
+
+/** The process's peak resident set (VmHWM) in bytes; null once gone. */
+export function peakRssBytes(pid: number): number | null {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The pid and every live descendant of it. */
+function tree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readStat(Number(name));
+    if (!stat) continue;
+    const list = children.get(stat.ppid) ?? [];
+    list.push(Number(name));
+    children.set(stat.ppid, list);
+  }
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+const PAGE = 4096;
+
+/**
+ * Samples the resident memory of a process tree every `intervalMs` until stopped: the peak of the sum (helpers
+ * that live shorter than the interval can be missed; the root's own VmHWM has no such gap).
+ */
+export function sampleTreeRss(root: number, intervalMs = 200): { stop(): number } {
+  let peak = 0;
+  const sample = (): void => {
+    let sum = 0;
+    for (const pid of tree(root)) sum += (readStat(pid)?.rssPages ?? 0) * PAGE;
+    peak = Math.max(peak, sum);
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+/**
+ * Watches a process's CPU time until it has been quiet (under `busyCoreShare` of one core: low, as a loaded machine starves a busy process) for `quietMs` while
+ * `done()` holds: answers the moment it last worked and its CPU seconds then, so the quiet tail is not counted.
+ */
+export async function untilQuiet(
+  pid: number,
+  done: () => Promise<boolean>,
+  { intervalMs = 250, quietMs = 2000, busyCoreShare = 0.02 } = {},
+): Promise<{ at: number; cpuSeconds: number }> {
+  const sample = (previous: number): { at: number; cpuSeconds: number } => ({ at: performance.now(), cpuSeconds: cpuSeconds(pid) ?? previous });
+  const worked = (from: { at: number; cpuSeconds: number }, to: { at: number; cpuSeconds: number }): boolean =>
+    to.cpuSeconds - from.cpuSeconds > (busyCoreShare * (to.at - from.at)) / 1000;
+  let last = sample(0);
+  let busy = last;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    const now = sample(last.cpuSeconds);
+    if (worked(last, now)) busy = now;
+    last = now;
+    if (now.at - busy.at < quietMs) continue;
+    // done() asks the service, which may take long when it is busy: quiet only if it did not work meanwhile.
+    const ok = await done();
+    const after = sample(now.cpuSeconds);
+    if (worked(now, after)) busy = after;
+    else if (ok) return busy;
+    last = after;
+  }
+}

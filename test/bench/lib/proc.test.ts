@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { cpuSeconds, peakRssBytes, sampleTreeRss, untilQuiet } from '../../../bench/lib/proc.js';
+
+/** A child that burns `cpu` seconds of CPU (by its own clock), holding a 64 MB buffer, then idles until killed. */
+function burner(cpu: number) {
+  const script = `const b = Buffer.alloc(64e6, 1); const t = process.cpuUsage(); ` +
+    `while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1e6 < ${cpu}) {} ` +
+    `console.log('burnt', b.length); setInterval(() => {}, 1000);`;
+  return spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+describe('bench/lib/proc', function () {
+  this.timeout(60_000);
+
+  it('reads a process tree\'s CPU seconds, peak RSS and tree RSS from /proc; untilQuiet waits for the work to end', async () => {
+    const child = burner(0.6);
+    let burnt = false;
+    child.stdout.on('data', () => (burnt = true));
+    const rss = sampleTreeRss(process.pid, 50);
+    try {
+      const quiet = await untilQuiet(child.pid!, () => Promise.resolve(burnt), { intervalMs: 100, quietMs: 500 });
+      // The child burnt 0.6 s of CPU (plus its start) before going quiet, and is still there.
+      expect(quiet.cpuSeconds).to.be.at.least(0.55);
+      expect(cpuSeconds(child.pid!)).to.be.at.least(quiet.cpuSeconds);
+      expect(peakRssBytes(child.pid!)).to.be.above(64e6);
+      // Our own process plus the child (a descendant) holding its buffer.
+      expect(rss.stop()).to.be.above(64e6 + (peakRssBytes(process.pid) ?? 0) / 4);
+    } finally {
+      rss.stop();
+      child.kill();
+    }
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(cpuSeconds(child.pid!)).to.equal(null);
+  });
+});

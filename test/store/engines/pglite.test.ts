@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openPglite, type PgliteOptions } from '../../../src/store/engines/pglite.js';
+
+/** Writes ~6 MB of incompressible rows in 12 transactions; answers the log's growth since the last checkpoint. */
+async function writeAndMeasure(options: PgliteOptions): Promise<{ grown: number; maxWalSize: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'filesift-pglite-wal-'));
+  const db = await openPglite(dir, options);
+  try {
+    await db.exec('CREATE TABLE filler (body text)');
+    for (let i = 0; i < 12; i++) {
+      await db.transaction(async (tx) => {
+        for (let j = 0; j < 4; j++) await tx.query('INSERT INTO filler (body) VALUES ($1)', [randomBytes(96 * 1024).toString('base64')]);
+      });
+    }
+    const { rows } = await db.query<{ grown: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::text AS grown FROM pg_control_checkpoint()');
+    const setting = await db.query<{ max_wal_size: string }>('SHOW max_wal_size');
+    return { grown: Number(rows[0]!.grown), maxWalSize: setting.rows[0]!.max_wal_size };
+  } finally {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the PGlite engine', () => {
+  it('checkpoints itself as the write-ahead log grows (single-user PostgreSQL has no checkpointer)', async () => {
+    const bounded = await writeAndMeasure({ walCheckpointBytes: 1024 * 1024, walCheckEvery: 1 });
+    expect(bounded.maxWalSize).to.equal('64MB');
+    // At most the limit plus one transaction (~0.5 MB) since the last checkpoint.
+    expect(bounded.grown).to.be.below(2 * 1024 * 1024);
+    // The same writes without a checkpoint in reach: the whole ~6 MB is still in the log.
+    const unbounded = await writeAndMeasure({ walCheckpointBytes: 1024 * 1024 * 1024, walCheckEvery: 1 });
+    expect(unbounded.grown).to.be.above(5 * 1024 * 1024);
+  });
+});

@@ -355,7 +355,7 @@ async function scaleTest(count: number, variantName: string, settings: KeywordRa
     const t0 = performance.now();
     let batch: FileRowInput[] = [];
     let n = 0;
-    for (const d of syntheticDocs(sources, count)) {
+    for (const d of syntheticDocs(sources, count, 42, 'uniform')) {
       n++;
       batch.push({ path: `/data/synthetic/${Math.floor(n / 1000)}/${n}.txt`, filename: `${n}.txt`, extension: 'txt', size: d.text.length, title: d.title, content: d.text });
       if (batch.length === 500) {

@@ -4,8 +4,8 @@
  *   1. SciFact (5,183 files, indexed with POST /api/index/directory): the 300 test queries from one client in each
  *      mode; 8 clients at once (hybrid) with nothing else going on; 8 clients while a forced re-index of the same
  *      folder runs.
- *   2. The scale ladder (bench/lib/ladder.ts): synthetic files (SciFact's words and lengths, seeded) at 5k, 25k and
- *      100k files; at each rung one client and 8 clients in every mode; the ratio of the largest rung to the
+ *   2. The scale ladder (bench/lib/ladder.ts): synthetic files (SciFact's words and lengths, seeded; --corpus topical,
+ *      each file about one SciFact document, or uniform, words drawn from the whole corpus) at 5k, 25k and 100k files; at each rung one client and 8 clients in every mode; the ratio of the largest rung to the
  *      smallest, the slope and its projection to 1M files; and, when a rung is built, the slowest search a probe
  *      client saw while the bulk run and its upkeep went on. Built rungs are cached (--cache), so a re-run measures
  *      in minutes.
@@ -28,7 +28,7 @@ import { indexDirectory, search, startBenchService, startDirectoryRun, type Benc
 import { checkSciFact, loadDocs, loadQueries } from './lib/scifact.js';
 import { choiceOption, listOption, nonNegativeInt, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { markdownTable, summarize, type LatencySummary } from './lib/search-bench.js';
-import { writeSyntheticTree } from './lib/synthetic.js';
+import { SYNTHETIC_KINDS, writeSyntheticTree, type SyntheticKind } from './lib/synthetic.js';
 import { ladder, stallRun, type LadderOptions, type StallFigure } from './lib/ladder.js';
 
 const MODES = ['hybrid', 'keyword', 'semantic'] as const;
@@ -227,7 +227,7 @@ async function sciFactPart(engine: Engine, filesDir: string, options: Options, o
  * row of its rung.
  */
 async function ladderPart(engine: Engine, tree: string, args: LadderArgs, options: Options, out: Results): Promise<void> {
-  const ladderOptions: LadderOptions = { engine, rungs: args.rungs, tree, cacheDir: args.cacheDir, pgUrl: options.pgUrl, queries: options.queries, rebuild: args.rebuild, build: args.build };
+  const ladderOptions: LadderOptions = { engine, rungs: args.rungs, tree, corpus: args.corpus, cacheDir: args.cacheDir, pgUrl: options.pgUrl, queries: options.queries, rebuild: args.rebuild, build: args.build };
   const rungs = ladder(
     ladderOptions,
     (line) => console.log(line),
@@ -260,6 +260,7 @@ async function ladderPart(engine: Engine, tree: string, args: LadderArgs, option
 
 interface LadderArgs {
   rungs: number[];
+  corpus: SyntheticKind;
   cacheDir: string;
   rebuild: boolean;
   build: 'direct' | 'api';
@@ -409,6 +410,7 @@ const CLI = {
     ladder: { type: 'string', value: 'N,N,…', default: DEFAULT_RUNGS.join(','), description: 'rung sizes (files, multiples of 1,000)' },
     cache: { type: 'string', value: 'DIR', description: `generated files and built indexes, reused by later runs (default ${path.join(tmpdir(), 'filesift-bench-ladder')})` },
     rebuild: { type: 'boolean', description: 'build every rung again even when cached' },
+    corpus: { type: 'string', value: 'topical|uniform', default: 'topical', description: 'synthetic text: each file about one SciFact document, or words drawn from the whole corpus (no pruning can help)' },
     build: { type: 'string', value: 'direct|api', default: 'direct', description: 'fill rungs in bulk (minutes), or every file through the API with the probe searching (hours at 100k)' },
     'stall-files': { type: 'string', value: 'N', default: '5000', description: 'files indexed through the API on top of the largest rung while the probe searches (direct builds; 0: none)' },
     modes: { type: 'string', value: 'hybrid,keyword,semantic', default: MODES.join(','), description: 'search modes to time' },
@@ -437,6 +439,7 @@ async function main(): Promise<void> {
     rungs: values['skip-ladder'] ? [] : rungList(values.ladder),
     cacheDir: path.resolve(values.cache ?? path.join(tmpdir(), 'filesift-bench-ladder')),
     rebuild: values.rebuild,
+    corpus: choiceOption('corpus', values.corpus, SYNTHETIC_KINDS),
     build: choiceOption('build', values.build, ['direct', 'api']),
     stallFolders: Math.ceil(nonNegativeInt('stall-files', values['stall-files']) / 1000),
     skipSciFact: values['skip-scifact'],
@@ -474,8 +477,8 @@ async function main(): Promise<void> {
   if (!skipSciFact) for (const engine of chosen) await sciFactPart(engine, data.files, options, out);
   if (rungs.length > 0) {
     const t1 = performance.now();
-    const tree = await writeSyntheticTree(path.join(args.cacheDir, 'tree'), loadDocs().map((d) => d.text), rungs[rungs.length - 1]! + args.stallFolders * 1000);
-    console.log(`\n${tree.written ? 'wrote' : 'reusing'} ${tree.count} synthetic files under ${tree.files} (${((performance.now() - t1) / 1000).toFixed(0)} s)`);
+    const tree = await writeSyntheticTree(path.join(args.cacheDir, `tree-${args.corpus}`), loadDocs().map((d) => d.text), rungs[rungs.length - 1]! + args.stallFolders * 1000, 42, args.corpus);
+    console.log(`\n${tree.written ? 'wrote' : 'reusing'} ${tree.count} ${args.corpus} synthetic files under ${tree.files} (${((performance.now() - t1) / 1000).toFixed(0)} s)`);
     for (const engine of chosen) await ladderPart(engine, path.dirname(tree.files), args, options, out);
   }
 

@@ -1,9 +1,10 @@
 /**
- * The scale ladder of bench:search: one synthetic tree (SciFact's words and lengths, seeded, 1,000 files a folder)
+ * The scale ladder of bench:search: one synthetic tree (SciFact's words and lengths, seeded, topical or uniform:
+ * bench/lib/synthetic.ts; 1,000 files a folder)
  * and, per engine, one index per rung (5k, 25k, 100k files by default), each grown from the rung below it (a copy
  * of its PGlite data directory, or `CREATE DATABASE … TEMPLATE` on PostgreSQL) by indexing the next folders through
  * the service's API. Every built rung is kept in a cache folder (PGlite) or a named database (PostgreSQL) under a
- * key made of the schema (sql/), the embedder and the seed, so a re-run measures at once and a schema change builds
+ * key made of the schema (sql/), the embedder, the kind of corpus and the seed, so a re-run measures at once and a schema change builds
  * afresh. While a rung grows, a probe client searches without pause: its slowest answer is the stall figure (the
  * longest a person's search waited while a bulk run and its upkeep went on).
  */
@@ -15,6 +16,7 @@ import pg from 'pg';
 import { migrationsDir } from '../../src/paths.js';
 import { ensureDatabase, indexDirectory, search, startBenchService, type BenchService } from './bench-service.js';
 import { bulkLoad } from './bulk-load.js';
+import type { SyntheticKind } from './synthetic.js';
 import { summarize, type LatencySummary } from './search-bench.js';
 
 export type Engine = 'pglite' | 'postgres';
@@ -25,6 +27,8 @@ export interface LadderOptions {
   rungs: readonly number[];
   /** The synthetic tree (<dir>/files/<k>/<n>.txt) holding at least the largest rung. */
   tree: string;
+  /** What kind of synthetic text the tree holds. */
+  corpus: SyntheticKind;
   cacheDir: string;
   pgUrl: string;
   /** Queries of the stall probe. */
@@ -63,9 +67,9 @@ export interface Rung {
 
 const FOLDER_FILES = 1000;
 
-/** The key of a built index: how it was filled, the schema's migrations, the embedder and the seed of the tree. */
-async function ladderKey(seed: number, build: LadderOptions['build']): Promise<string> {
-  const hash = createHash('sha256').update(build);
+/** The key of a built index: how it was filled, the schema's migrations, the embedder, the kind and seed of the tree. */
+async function ladderKey(seed: number, options: LadderOptions): Promise<string> {
+  const hash = createHash('sha256').update(options.build).update(options.corpus);
   for (const name of (await readdir(migrationsDir)).sort()) hash.update(name).update(await readFile(path.join(migrationsDir, name)));
   hash.update(process.env.FILESIFT_MODEL_DIR ?? 'built-in embedder').update(String(seed));
   return hash.digest('hex').slice(0, 10);
@@ -205,7 +209,7 @@ async function bulkRun(bench: BenchService, options: LadderOptions, from: number
  * the API with the probe searching, and the copy dropped.
  */
 export async function stallRun(options: LadderOptions, folders: number, log: (line: string) => void): Promise<{ rung: number; stall: StallFigure }> {
-  const key = await ladderKey(42, options.build);
+  const key = await ladderKey(42, options);
   const largest = options.rungs[options.rungs.length - 1]!;
   const source = rungPlace(options, key, largest);
   const copy = rungPlace(options, key, largest + folders * FOLDER_FILES);
@@ -228,7 +232,7 @@ export async function stallRun(options: LadderOptions, folders: number, log: (li
  */
 export async function* ladder(options: LadderOptions, log: (line: string) => void): AsyncGenerator<Rung> {
   await mkdir(options.cacheDir, { recursive: true });
-  const key = await ladderKey(42, options.build);
+  const key = await ladderKey(42, options);
   let below: { files: number; place: ReturnType<typeof rungPlace> } | null = null;
   for (const files of options.rungs) {
     if (files % FOLDER_FILES !== 0) throw new Error(`rung ${files} is not a multiple of ${FOLDER_FILES}`);

@@ -71,27 +71,75 @@ const MARGIN = 1e-9;
 /** Postings the first essential terms should have at least, per result asked: enough candidates for a real θ. */
 const SEED_POSTINGS_PER_RESULT = 4;
 
-function kthLargest(values: Iterable<number>, k: number): number {
-  const sorted = Float64Array.from(values).sort();
-  return sorted.length >= k ? sorted[sorted.length - k]! : 0;
-}
-
 function below(bound: number, threshold: number): boolean {
   return bound < threshold - MARGIN * Math.max(1, threshold);
 }
 
-/** The block of `blocks` (sorted, disjoint) whose range holds `doc`, or -1. */
-function blockIndexOf(blocks: readonly BlockRange[], doc: number): number {
-  let lo = 0;
-  let hi = blocks.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const b = blocks[mid]!;
-    if (b.last < doc) lo = mid + 1;
-    else if (b.first > doc) hi = mid - 1;
-    else return mid;
+/**
+ * The k largest values pushed so far, in a binary min-heap: the k-th largest in O(1), a push in O(log k). Replaces
+ * sorting every score at every round (the evaluator's cost at 100k files was mostly that and per-document objects).
+ */
+class LargestK {
+  readonly #heap: Float64Array;
+  #size = 0;
+  constructor(readonly k: number) {
+    this.#heap = new Float64Array(k);
   }
-  return -1;
+
+  push(x: number): void {
+    const h = this.#heap;
+    if (this.#size < this.k) {
+      let i = this.#size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (h[parent]! <= x) break;
+        h[i] = h[parent]!;
+        i = parent;
+      }
+      h[i] = x;
+    } else if (x > h[0]!) {
+      const n = this.#size;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const r = l + 1;
+        const child = r < n && h[r]! < h[l]! ? r : l;
+        if (h[child]! >= x) break;
+        h[i] = h[child]!;
+        i = child;
+      }
+      h[i] = x;
+    }
+  }
+
+  /** The k-th largest value pushed, or 0 while fewer than k were. */
+  get kth(): number {
+    return this.#size >= this.k ? this.#heap[0]! : 0;
+  }
+
+  copy(): LargestK {
+    const c = new LargestK(this.k);
+    c.#heap.set(this.#heap);
+    c.#size = this.#size;
+    return c;
+  }
+}
+
+/** One bit per document ordinal: documents are dense small integers, so a bitset beats a Set by far. */
+class DocSet {
+  readonly #words: Uint32Array;
+  constructor(maxDoc: number) {
+    this.#words = new Uint32Array((maxDoc >>> 5) + 1);
+  }
+
+  has(doc: number): boolean {
+    return ((this.#words[doc >>> 5]! >>> (doc & 31)) & 1) === 1;
+  }
+
+  add(doc: number): void {
+    this.#words[doc >>> 5]! |= 1 << (doc & 31);
+  }
 }
 
 /** The score of `doc` in sorted postings, or 0 when absent. */
@@ -108,6 +156,14 @@ function lookup(postings: ScoredPostings, doc: number): number {
   return 0;
 }
 
+/** The sorted distinct values of `docs` (an array it may reorder). */
+function sortedDistinct(docs: Int32Array): Int32Array {
+  docs.sort();
+  let n = 0;
+  for (let i = 0; i < docs.length; i++) if (i === 0 || docs[i] !== docs[i - 1]) docs[n++] = docs[i]!;
+  return docs.subarray(0, n);
+}
+
 export interface TopKOptions {
   /** Read every block of every term and score every document: the baseline the pruning is measured against. */
   exhaustive?: boolean;
@@ -122,22 +178,30 @@ export async function blockMaxTopK(
 ): Promise<TopKResult> {
   const T = terms.length;
   const stats: TopKStats = { rounds: 0, blocksRead: 0, postingsRead: 0, postingsTotal: 0, exactScores: 0 };
-  const scores = new Map<number, number>();
-  /** Documents whose fate is sealed: scored, refused by admit(), or dropped on their bound. */
-  const decided = new Set<number>();
-  const fetched = new Map<string, ScoredPostings>();
-  const keyOf = (term: number, index: number): string => `${term}:${index}`;
-  const exact = (contributions: Float64Array): number => {
-    let sum = 0;
-    for (let t = 0; t < T; t++) sum += contributions[t]!;
-    return sum;
+  /** Exact scores of admitted documents, in the order found, and the k best of them. */
+  const scoredDocs: number[] = [];
+  const scoredValues: number[] = [];
+  const best = new LargestK(k);
+  const record = (doc: number, score: number): void => {
+    scoredDocs.push(doc);
+    scoredValues.push(score);
+    best.push(score);
   };
-  const admitted = async (docs: number[]): Promise<ReadonlySet<number> | null> => (docs.length > 0 && source.admit ? source.admit(docs) : null);
+  /** Per term, the scored postings of each block read so far (by the block's position). */
+  const fetched: (ScoredPostings | undefined)[][] = terms.map((term) => new Array<ScoredPostings | undefined>(term.blocks.length));
+  const admitted = async (docs: Int32Array): Promise<ReadonlySet<number> | null> => (docs.length > 0 && source.admit ? source.admit([...docs]) : null);
 
+  let maxDoc = 0;
   for (const term of terms) {
     stats.postingsTotal += term.tail.docs.length;
-    for (const b of term.blocks) stats.postingsTotal += b.n;
+    for (const b of term.blocks) {
+      stats.postingsTotal += b.n;
+      if (b.last > maxDoc) maxDoc = b.last;
+    }
+    for (const doc of term.tail.docs) if (doc > maxDoc) maxDoc = doc;
   }
+  /** Documents whose fate is sealed: scored, refused by admit(), dropped on their bound, or dead. */
+  const decided = new DocSet(maxDoc);
 
   // Unsealed documents: every posting they have is in the tails, so their scores are exact at once.
   const tailDocs = new Map<number, Float64Array>();
@@ -149,21 +213,27 @@ export async function blockMaxTopK(
       c[t] = term.tail.scores[i]!;
     }
   });
-  const tailAdmitted = await admitted([...tailDocs.keys()]);
+  const tailAdmitted = await admitted(Int32Array.from(tailDocs.keys()));
   for (const [doc, c] of tailDocs) {
     decided.add(doc);
-    if (!tailAdmitted || tailAdmitted.has(doc)) scores.set(doc, exact(c));
+    if (!tailAdmitted || tailAdmitted.has(doc)) {
+      let sum = 0;
+      for (let t = 0; t < T; t++) sum += c[t]!;
+      record(doc, sum);
+    }
   }
+  // A dead document's sealed postings are stale: it is never a candidate.
+  for (const doc of dead) if (doc <= maxDoc) decided.add(doc);
 
   const ub = terms.map((term) => term.blocks.reduce((max, b) => Math.max(max, b.ub), 0));
   const order = [...terms.keys()].sort((a, b) => ub[b]! - ub[a]! || a - b);
   const read = async (requests: BlockRequest[]): Promise<void> => {
-    const wanted = requests.filter((r) => !fetched.has(keyOf(r.term, r.block)));
+    const wanted = requests.filter((r) => fetched[r.term]![r.block] === undefined);
     if (wanted.length === 0) return;
     const blocks = await source.fetch(wanted);
     wanted.forEach((r, i) => {
       const postings = blocks[i]!;
-      fetched.set(keyOf(r.term, r.block), postings);
+      fetched[r.term]![r.block] = postings;
       stats.blocksRead++;
       stats.postingsRead += postings.docs.length;
     });
@@ -175,75 +245,126 @@ export async function blockMaxTopK(
     seeded += terms[order[essential]!]!.blocks.reduce((n, b) => n + b.n, 0);
   }
   let processed = 0;
-  let threshold = kthLargest(scores.values(), k);
+  let threshold = best.kth;
   while (processed < essential) {
     stats.rounds++;
     const fresh = order.slice(processed, essential);
     await read(fresh.flatMap((t) => terms[t]!.blocks.map((_, index) => ({ term: t, block: index }))));
 
-    // 1. Candidates: the sealed documents of the new essential terms not decided yet.
-    const candidates = new Map<number, Float64Array>();
+    // 1. Candidates: the sealed documents of the new essential terms not decided yet, in doc order (slot = rank).
+    let count = 0;
+    for (const t of fresh) for (const postings of fetched[t]!) count += postings!.docs.length;
+    const gathered = new Int32Array(count);
+    count = 0;
     for (const t of fresh) {
-      terms[t]!.blocks.forEach((_, index) => {
-        const postings = fetched.get(keyOf(t, index))!;
-        for (let i = 0; i < postings.docs.length; i++) {
-          const doc = postings.docs[i]!;
-          if (decided.has(doc) || dead.has(doc)) continue;
-          let c = candidates.get(doc);
-          if (!c) candidates.set(doc, (c = new Float64Array(T).fill(Number.NaN)));
-          c[t] = postings.scores[i]!;
+      for (const postings of fetched[t]!) {
+        for (const doc of postings!.docs) if (!decided.has(doc)) gathered[count++] = doc;
+      }
+    }
+    const docs = sortedDistinct(gathered.subarray(0, count));
+    const n = docs.length;
+    // contributions[slot·T + t]: NaN while unknown.
+    const contributions = new Float64Array(n * T).fill(Number.NaN);
+    for (const t of fresh) {
+      // A term's postings are sorted by doc across its blocks: one merge with the sorted candidates.
+      let slot = 0;
+      for (const postings of fetched[t]!) {
+        const pd = postings!.docs;
+        for (let i = 0; i < pd.length && slot < n; i++) {
+          const doc = pd[i]!;
+          while (slot < n && docs[slot]! < doc) slot++;
+          if (slot < n && docs[slot] === doc) contributions[slot * T + t] = postings!.scores[i]!;
         }
-      });
+      }
     }
     // A candidate holds no term essential before (it would have been a candidate then), and 0 of a fresh one it lacks.
-    for (const c of candidates.values()) for (const t of order.slice(0, essential)) if (Number.isNaN(c[t])) c[t] = 0;
-    const allowed = await admitted([...candidates.keys()]);
+    for (let slot = 0; slot < n; slot++) {
+      for (let e = 0; e < essential; e++) {
+        const at = slot * T + order[e]!;
+        if (Number.isNaN(contributions[at])) contributions[at] = 0;
+      }
+    }
+    const alive = new Uint8Array(n).fill(1);
+    const allowed = await admitted(docs);
     if (allowed) {
-      for (const doc of candidates.keys()) {
-        if (!allowed.has(doc)) {
-          candidates.delete(doc);
-          decided.add(doc);
+      for (let slot = 0; slot < n; slot++) {
+        if (!allowed.has(docs[slot]!)) {
+          alive[slot] = 0;
+          decided.add(docs[slot]!);
         }
       }
     }
 
     // 2. Bounds: partial score plus the bounds of the blocks of the other terms that could hold the document.
     const others = order.slice(essential);
-    const partial = (c: Float64Array): number => {
+    const bounds = new Float64Array(n);
+    const lower = best.copy();
+    for (let slot = 0; slot < n; slot++) {
+      if (!alive[slot]) continue;
       let sum = 0;
-      for (let t = 0; t < T; t++) if (!Number.isNaN(c[t])) sum += c[t]!;
-      return sum;
-    };
-    const lowerBound = Math.max(threshold, kthLargest([...scores.values(), ...[...candidates.values()].map(partial)], k));
-    const needed: BlockRequest[] = [];
-    for (const [doc, c] of candidates) {
-      let bound = partial(c);
-      for (const t of others) {
-        const index = blockIndexOf(terms[t]!.blocks, doc);
-        if (index < 0) c[t] = 0;
-        else bound += terms[t]!.blocks[index]!.ub;
+      for (let t = 0; t < T; t++) {
+        const c = contributions[slot * T + t]!;
+        if (!Number.isNaN(c)) sum += c;
       }
-      if (below(bound, lowerBound)) {
-        candidates.delete(doc);
-        decided.add(doc);
+      bounds[slot] = sum;
+      lower.push(sum);
+    }
+    const lowerBound = Math.max(threshold, lower.kth);
+    // blockOf[o·n + slot]: the block of others[o] whose range holds the candidate, or -1.
+    const blockOf = new Int32Array(others.length * n);
+    others.forEach((t, o) => {
+      const blocks = terms[t]!.blocks;
+      let b = 0;
+      for (let slot = 0; slot < n; slot++) {
+        const doc = docs[slot]!;
+        while (b < blocks.length && blocks[b]!.last < doc) b++;
+        const index = b < blocks.length && blocks[b]!.first <= doc ? b : -1;
+        blockOf[o * n + slot] = index;
+        if (!alive[slot]) continue;
+        if (index < 0) contributions[slot * T + t] = 0;
+        else bounds[slot] = bounds[slot]! + blocks[index]!.ub;
+      }
+    });
+    const requested = others.map((t) => new Uint8Array(terms[t]!.blocks.length));
+    const needed: BlockRequest[] = [];
+    for (let slot = 0; slot < n; slot++) {
+      if (!alive[slot]) continue;
+      if (below(bounds[slot]!, lowerBound)) {
+        alive[slot] = 0;
+        decided.add(docs[slot]!);
         continue;
       }
-      for (const t of others) if (Number.isNaN(c[t])) needed.push({ term: t, block: blockIndexOf(terms[t]!.blocks, doc) });
+      others.forEach((t, o) => {
+        const index = blockOf[o * n + slot]!;
+        if (Number.isNaN(contributions[slot * T + t]) && !requested[o]![index]) {
+          requested[o]![index] = 1;
+          needed.push({ term: t, block: index });
+        }
+      });
     }
-    const unique = new Map(needed.map((r) => [keyOf(r.term, r.block), r]));
-    await read([...unique.values()]);
+    await read(needed);
 
     // 3. Exact scores, then a higher θ; more essential terms while the others could still add up to it.
-    for (const [doc, c] of candidates) {
-      for (const t of others) if (Number.isNaN(c[t])) c[t] = lookup(fetched.get(keyOf(t, blockIndexOf(terms[t]!.blocks, doc)))!, doc);
-      scores.set(doc, exact(c));
+    for (let slot = 0; slot < n; slot++) {
+      if (!alive[slot]) continue;
+      const doc = docs[slot]!;
+      others.forEach((t, o) => {
+        const at = slot * T + t;
+        if (Number.isNaN(contributions[at])) contributions[at] = lookup(fetched[t]![blockOf[o * n + slot]!]!, doc);
+      });
+      let sum = 0;
+      for (let t = 0; t < T; t++) sum += contributions[slot * T + t]!;
+      record(doc, sum);
       decided.add(doc);
       stats.exactScores++;
     }
-    threshold = kthLargest(scores.values(), k);
+    threshold = best.kth;
     processed = essential;
     let rest = others.reduce((sum, t) => sum + ub[t]!, 0);
     while (essential < T && !below(rest, threshold)) rest -= ub[order[essential++]!]!;
   }
+  // Only what can be in the top k: every document scoring at least the k-th best (ties included).
+  const scores = new Map<number, number>();
+  for (let i = 0; i < scoredDocs.length; i++) if (scoredValues[i]! >= threshold) scores.set(scoredDocs[i]!, scoredValues[i]!);
   return { scores, threshold, stats };
 }

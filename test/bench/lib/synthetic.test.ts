@@ -29,6 +29,23 @@ describe('syntheticDocs', () => {
     expect([...syntheticDocs(SOURCES, 20, 3)]).to.deep.equal(docs);
   });
 
+  it('topical documents draw most words from one source; uniform ones from all alike', () => {
+    // Two disjoint vocabularies: a topical document lives mostly in its topic's, a uniform one in both evenly.
+    const share = (kind: 'topical' | 'uniform'): number => {
+      const alpha = new Set(SOURCES[0]!.split(' '));
+      let sum = 0;
+      const docs = [...syntheticDocs(SOURCES, 200, 9, kind)];
+      for (const d of docs) {
+        const words = d.text.split(/\s+/);
+        const inAlpha = words.filter((w) => alpha.has(w)).length / words.length;
+        sum += Math.max(inAlpha, 1 - inAlpha);
+      }
+      return sum / docs.length;
+    };
+    expect(share('topical')).to.be.above(0.7);
+    expect(share('uniform')).to.be.below(0.7);
+  });
+
   it('refuses empty sources', () => {
     expect(() => [...syntheticDocs(['  '], 1)]).to.throw(/non-empty sources/);
   });
@@ -65,5 +82,9 @@ describe('writeSyntheticTree', () => {
     const other = await writeSyntheticTree(root, SOURCES, 12, 5);
     expect(other.written).to.equal(true);
     expect(await countFiles(other.files)).to.equal(12);
+
+    const uniform = await writeSyntheticTree(root, SOURCES, 12, 5, 'uniform');
+    expect(uniform.written).to.equal(true);
+    expect(await readFile(path.join(uniform.files, '0', '0.txt'), 'utf8')).to.equal([...syntheticDocs(SOURCES, 1, 5, 'uniform')][0]!.text);
   });
 });

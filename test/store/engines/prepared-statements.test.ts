@@ -57,6 +57,22 @@ forEachEngine('query with { prepare: true }', (engine) => {
     });
   }
 
+  it('queryBytes answers binary fields as raw bytes, and plain queries work right after it', async () => {
+    const rows = await db.queryBytes("SELECT int4send(id::int4), blob, convert_to(name, 'UTF8') FROM prepared_probe WHERE id < $1 ORDER BY id", [3]);
+    expect(rows.map((r) => r.map((f) => (f === null ? null : [...f])))).to.deep.equal([
+      [[0, 0, 0, 1], [1, 2], [...Buffer.from('one')]],
+      [[0, 0, 0, 2], null, [...Buffer.from("it's two")]],
+    ]);
+    // A reply larger than one chunk arrives whole.
+    const big = (await db.queryBytes("SELECT convert_to(repeat('x', 300000), 'UTF8')"))[0]![0];
+    expect(big!.byteLength).to.equal(300_000);
+    await expectRejection(db.queryBytes('SELECT 1/0'), /division by zero/);
+    // PGlite's own query path still gets its replies (the raw stream's callback must not stay installed).
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM prepared_probe')).rows).to.deep.equal([{ n: 3 }]);
+    expect(await db.transaction(async (tx) => (await tx.queryBytes('SELECT int2send(7::int2)'))[0]![0]![1])).to.equal(7);
+    expect((await db.query<{ name: string }>('SELECT name FROM prepared_probe WHERE id = 1')).rows).to.deep.equal([{ name: 'one' }]);
+  });
+
   it('decodes the column types as query() does', async () => {
     const { rows } = await db.query<Record<string, unknown>>(SELECT, [[1, 9007199254740000], 'none', null], { prepare: true });
     expect(rows[0]).to.deep.include({ id: 1, name: 'one', tags: ['a', 'b'], ratio: 0.5, flag: true });

@@ -17,6 +17,26 @@ export interface SnippetWorkerApi {
   hold(gate: Int32Array): void;
 }
 
+/** One thread of the lane: its worker, the proxy to it, and a promise that rejects when it ends. */
+interface LaneThread {
+  worker: Worker;
+  remote: Remote<SnippetWorkerApi>;
+  ended: Promise<never>;
+  alive: boolean;
+}
+
+function startThread(): LaneThread {
+  const worker = new Worker(workerPath('snippet.worker'));
+  worker.unref();
+  const thread = { worker, remote: wrap<SnippetWorkerApi>(nodeEndpoint(worker)), alive: true } as LaneThread;
+  thread.ended = new Promise<never>((_resolve, reject) => {
+    worker.once('error', (err) => ((thread.alive = false), reject(err)));
+    worker.once('exit', (code) => ((thread.alive = false), reject(new Error(`the snippet thread ended (exit code ${code})`))));
+  });
+  thread.ended.catch(() => undefined);
+  return thread;
+}
+
 /**
  * Cuts result snippets and preview highlights on a thread of its own (issue 16): the work grows with the text of
  * the results (20,000 characters each, 50 results a page; a preview page up to 500,000), and on the main thread
@@ -24,39 +44,31 @@ export interface SnippetWorkerApi {
  * a file while indexing, and a search must not wait behind them (as the query embedder's lane).
  */
 export class SnippetLane {
-  /** Settles (rejects) when the thread ends: a call then fails instead of waiting for ever. */
-  readonly #ended: Promise<never>;
+  /** The running thread; a thread that ended (a crash) is replaced by the next call. */
+  #thread: LaneThread;
+  #closed = false;
   #waiting = 0;
 
-  private constructor(
-    private readonly worker: Worker,
-    private readonly remote: Remote<SnippetWorkerApi>,
-  ) {
-    this.#ended = new Promise<never>((_resolve, reject) => {
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the snippet thread ended (exit code ${code})`)));
-    });
-    this.#ended.catch(() => undefined);
+  private constructor() {
+    this.#thread = startThread();
   }
 
   static start(): SnippetLane {
-    const worker = new Worker(workerPath('snippet.worker'));
-    worker.unref();
-    return new SnippetLane(worker, wrap<SnippetWorkerApi>(nodeEndpoint(worker)));
+    return new SnippetLane();
   }
 
   snippets(sources: SnippetSource[], lexemes: readonly string[]): Promise<Snippet[]> {
-    return this.#call(this.remote.snippets(sources, [...lexemes]));
+    return this.#call((remote) => remote.snippets(sources, [...lexemes]));
   }
 
   highlight(text: string, lexemes: readonly string[]): Promise<[number, number][]> {
-    return this.#call(this.remote.highlight(text, [...lexemes]));
+    return this.#call((remote) => remote.highlight(text, [...lexemes]));
   }
 
   /** Holds the thread until the returned function is called (tests). */
   async hold(): Promise<() => void> {
     const gate = new Int32Array(new SharedArrayBuffer(4));
-    void this.#call(this.remote.hold(gate)).catch(() => undefined);
+    void this.#call((remote) => remote.hold(gate)).catch(() => undefined);
     return () => {
       Atomics.store(gate, 0, 1);
       Atomics.notify(gate, 0);
@@ -68,20 +80,30 @@ export class SnippetLane {
     return this.#waiting;
   }
 
-  async #call<T>(pending: Promise<T>): Promise<T> {
+  /** A call the thread ended under (it crashed) is made once more, on a new thread: it never waits for ever. */
+  async #call<T>(send: (remote: Remote<SnippetWorkerApi>) => Promise<T>, retry = true): Promise<T> {
+    if (this.#closed) throw new Error('the snippet lane is closed');
+    const thread = this.#thread;
     this.#waiting++;
     try {
-      return await Promise.race([pending, this.#ended]);
+      return await Promise.race([send(thread.remote), thread.ended]);
+    } catch (err) {
+      if (thread.alive || !retry || this.#closed) throw err;
+      if (this.#thread === thread) this.#thread = startThread();
+      return this.#call(send, false);
     } finally {
       this.#waiting--;
     }
   }
 
   async close(): Promise<void> {
+    if (this.#closed) return;
     // Node 20 aborts the process when a thread is terminated while its ES modules are being instantiated (see
     // pipeline/pool.ts): a lane closed right after it started first waits for the thread to answer.
-    await this.#call(this.remote.highlight('', [])).catch(() => undefined);
-    this.remote[releaseProxy]();
-    await this.worker.terminate();
+    await this.#call((remote) => remote.highlight('', [])).catch(() => undefined);
+    this.#closed = true;
+    const { worker, remote } = this.#thread;
+    remote[releaseProxy]();
+    await worker.terminate();
   }
 }

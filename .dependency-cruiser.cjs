@@ -116,10 +116,10 @@ module.exports = {
     },
     {
       name: 'threads-stay-in-their-lane',
-      comment: 'Worker entry points load in-thread code: the pipeline, the store, the watcher core; never a service',
+      comment: 'Worker entry points load in-thread code: the pipeline, the store, the watcher core, snippets; never a service',
       severity: 'error',
       from: { path: '^workers/' },
-      to: { path: '^src/', pathNot: '^src/(pipeline|store|lib|types)/|^src/paths\\.ts$|^src/actors/watcher/(watcher-core|move-pairer|protocol)\\.ts$|^src/models/query-embedder\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(pipeline|store|lib|types)/|^src/paths\\.ts$|^src/actors/watcher/(watcher-core|move-pairer|protocol)\\.ts$|^src/models/query-embedder\\.ts$|^src/search/snippet(-lane)?\\.ts$' },
     },
     {
       name: 'no-orphans',

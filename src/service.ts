@@ -24,6 +24,7 @@ import { ModelService } from './models/model.service.js';
 import { resolveEmbedder } from './models/resolve.js';
 import { PipelinePool } from './pipeline/pool.js';
 import { SearchService } from './search/search.service.js';
+import { SnippetLane } from './search/snippet-lane.js';
 import { SettingsService } from './settings/settings.service.js';
 import { StatusService } from './status/status.service.js';
 import { spawnStore, type StoreHandle } from './store/spawn.js';
@@ -44,6 +45,8 @@ export interface Service {
   watcher: WatcherService;
   queue: QueueService;
   scheduler: SchedulerService;
+  /** The thread that cuts result snippets and preview highlights. */
+  snippets: SnippetLane;
   logger: Logger;
   /** Graceful stop: no new requests, event streams ended, actors drained, database closed. Idempotent. */
   close(reason?: string): Promise<void>;
@@ -190,7 +193,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     });
     stack.push(() => watcher.close());
 
-    const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => models.queryLane() });
+    const snippets = SnippetLane.start();
+    stack.push(() => snippets.close());
+    const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => models.queryLane(), snippets });
     const status = new StatusService(store, config.version, { embedder: models, worker_pool: indexing, watcher, queue, scheduler }, () => watcher.ready);
     const http = createApp({
       config,
@@ -207,6 +212,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       queue,
       scheduler,
       search,
+      snippets,
       ownData,
       sseHeartbeatMs: options.sseHeartbeatMs,
     });
@@ -238,6 +244,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       watcher,
       queue,
       scheduler,
+      snippets,
       logger,
       close(reason = 'shutdown') {
         closing ??= (async () => {

@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { FilePatternMatcher, FilterMatcher } from './matcher.js';
 import { relativeToRoot } from './paths.js';
-import { isWithin } from '../lib/paths.js';
+import { hasInvalidName, INVALID_NAME_REASON, isWithin } from '../lib/paths.js';
 
 export interface WalkedFile {
   /** Absolute path (under the walked root's spelling; nothing below the root is a link). */
@@ -72,9 +72,7 @@ interface Candidate {
 
 function fsError(p: string, err: unknown): WalkError {
   const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : 'EUNKNOWN';
-  if (code === 'ENOENT' && path.basename(p).includes('\uFFFD')) {
-    return { path: p, code: 'invalid_name', message: 'its name is not valid UTF-8 (shown with \uFFFD for the bad bytes), so it cannot be opened by name: rename it to index it' };
-  }
+  if (code === 'ENOENT' && hasInvalidName(p)) return { path: p, code: 'invalid_name', message: INVALID_NAME_REASON };
   return { path: p, code, message: err instanceof Error ? err.message : String(err) };
 }
 

@@ -10,6 +10,7 @@ import type { IndexingService } from '../indexing/indexing.service.js';
 import type { OwnDataDir } from '../lib/paths.js';
 import type { Logger } from '../logger.js';
 import type { SearchService } from '../search/search.service.js';
+import type { SnippetLane } from '../search/snippet-lane.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { StoreApi } from '../store/store.js';
@@ -28,6 +29,8 @@ export interface AppDeps {
   jobs: WatchJobs;
   indexing: IndexingService;
   search: SearchService;
+  /** Preview highlights are found on its thread. */
+  snippets: SnippetLane;
   watcher: WatcherService;
   queue: QueueService;
   scheduler: SchedulerService;

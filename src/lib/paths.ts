@@ -22,6 +22,18 @@ export function isWithin(parent: string, child: string): boolean {
  * The real path of `p` (every link resolved). A path that does not exist (yet) keeps its missing tail under the
  * real path of its deepest existing ancestor.
  */
+/**
+ * A file name that is not valid UTF-8 reaches us as a string with U+FFFD for its bad bytes: that string names no
+ * file, so such a file cannot be opened. The scan and the watcher count it as failed, with this reason.
+ */
+export const INVALID_NAME_REASON =
+  'its name is not valid UTF-8 (shown with \uFFFD for the bad bytes), so it cannot be opened by name: rename it to index it';
+
+/** Whether a path that was not found stands for a file whose name is not valid UTF-8 (see INVALID_NAME_REASON). */
+export function hasInvalidName(p: string): boolean {
+  return path.basename(p).includes('\uFFFD');
+}
+
 export async function realPathOf(p: string): Promise<string> {
   const absolute = path.resolve(p);
   try {

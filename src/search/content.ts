@@ -4,7 +4,7 @@
  * result was found by.
  */
 import type { StoreApi } from '../store/store.js';
-import { highlightWords, TermMatcher } from './snippet.js';
+import type { SnippetLane } from './snippet-lane.js';
 
 export const DEFAULT_CONTENT_PAGE = 50_000;
 export const MAX_CONTENT_PAGE = 500_000;
@@ -35,13 +35,15 @@ export interface FileContentAnswer {
 
 export type ContentOutcome = { ok: true; content: FileContentAnswer } | { ok: false; code: 'not_found'; reason: string };
 
-export async function fileContent(store: StoreApi, request: ContentRequest): Promise<ContentOutcome> {
+/** The highlights are found on the snippet lane's thread (a page may hold 500,000 characters). */
+export async function fileContent(store: StoreApi, lane: Pick<SnippetLane, 'highlight'>, request: ContentRequest): Promise<ContentOutcome> {
   const [page, lexemes] = await Promise.all([
     store.files.content(request.fileId, request.offset, request.length),
     request.query ? store.search.lexemes(request.query) : Promise.resolve([]),
   ]);
   if (!page) return { ok: false, code: 'not_found', reason: `No file with id ${request.fileId}` };
   const end = request.offset + page.length;
+  const highlights = lexemes.length > 0 ? await lane.highlight(page.text, lexemes) : [];
   return {
     ok: true,
     content: {
@@ -52,7 +54,7 @@ export async function fileContent(store: StoreApi, request: ContentRequest): Pro
       next_offset: end < page.total_length ? end : null,
       text_truncated: page.text_truncated,
       text: page.text,
-      highlights: highlightWords(page.text, new TermMatcher(lexemes)),
+      highlights,
     },
   };
 }

@@ -7,13 +7,12 @@ import type { CandidateFilters } from '../store/queries/filters.js';
 import type { KeywordRankingSettings } from '../store/keyword/query.js';
 import type { ParsedQuery } from '../store/queries/parsed-query.js';
 import type { FileSummary } from '../store/repositories/files.types.js';
-import type { SearchFileRow } from '../store/repositories/search.repository.js';
 import type { StoreApi } from '../store/store.js';
 import { computeFacets, type SearchFacets } from './facets.js';
 import { activeFusion } from '../models/fusion-profiles.js';
 import { fuseHybrid, rankKeyword, rankSemantic, type FusedHit } from './fuse.js';
 import { parseSearchQuery } from './query-parser.js';
-import { buildSnippet, TermMatcher, type Snippet } from './snippet.js';
+import type { SnippetLane } from './snippet-lane.js';
 import { applyCorrections, correctionNotice, searchesCorrections } from './typo.js';
 
 export const DEFAULT_SEARCH_LIMIT = 50;
@@ -83,6 +82,8 @@ export interface SearchServiceDeps {
   logger: Logger;
   /** The query embedder (waiting while it loads), or null with the reason when semantic search is unavailable. */
   embedder: () => Promise<QueryLane>;
+  /** Cuts the results' snippets off the main thread. */
+  snippets: Pick<SnippetLane, 'snippets'>;
 }
 
 function keywordSettings(s: Settings['search']): KeywordRankingSettings {
@@ -186,16 +187,21 @@ export class SearchService {
       request.facets ? this.deps.store.search.facts(fused.map((h) => h.id)) : null,
     ]);
     const rows = new Map(described.files.map((r) => [r.id, r]));
-    const matcher = new TermMatcher(described.lexemes);
-
-    const results: SearchResult[] = [];
-    for (const hit of page) {
+    const shown = page.flatMap((hit) => {
       const row = rows.get(hit.id);
-      if (!row) continue; // removed between the two queries
+      return row ? [{ hit, row }] : []; // a file removed between the two queries is left out
+    });
+    const snippets = await this.deps.snippets.snippets(
+      shown.map(({ row }) => ({ text: row.content_head, summary: row.summary })),
+      described.lexemes,
+    );
+
+    const results: SearchResult[] = shown.map(({ hit, row }, i) => {
       const semantic = round(hit.semanticPart);
       const keyword = round(hit.keywordPart);
       const { content_head: _text, ...file } = row;
-      results.push({
+      const cut = snippets[i]!;
+      return {
         file,
         relevance_score: round(semantic + keyword),
         semantic_score: semantic,
@@ -203,9 +209,10 @@ export class SearchService {
         cosine: hit.semantic === null ? null : round(hit.semantic),
         bm25: hit.keyword === null ? null : round(hit.keyword),
         filename_match: hit.tier === 2 ? 'exact' : hit.tier === 1 ? 'stem' : null,
-        ...snippetOf(row, matcher),
-      });
-    }
+        snippet: cut.text,
+        highlights: cut.highlights,
+      };
+    });
     return {
       ok: true,
       response: {
@@ -237,8 +244,4 @@ export class SearchService {
 }
 
 /** The snippet of a result: cut from its text, or from its summary when the text has no words (e.g. an image). */
-function snippetOf(row: SearchFileRow, matcher: TermMatcher): { snippet: string; highlights: [number, number][] } {
-  let cut: Snippet = buildSnippet(row.content_head, matcher);
-  if (cut.text === '') cut = buildSnippet(row.summary, matcher);
-  return { snippet: cut.text, highlights: cut.highlights };
-}
+

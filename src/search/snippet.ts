@@ -2,7 +2,9 @@
  * Result snippets, cut in JavaScript from the stored text: the one or two passages of a file that hold the most
  * query words, with the matched words' [start, end) ranges. ts_headline did this in the database, but it runs
  * PostgreSQL's full text parser over every result's text, which under PGlite (WASM) cost about 15 ms of a 25 ms
- * query at 50 results; here it is well under a millisecond.
+ * query at 50 results; here it costs about 12 ms for 50 results of 20,000 characters (npm run bench:snippets),
+ * and the service runs it on a thread of its own
+ * (snippet-lane.ts), off the thread that answers requests.
  *
  * A word matches when its Porter2 stem is one of the query's lexemes. The lexemes come from the database
  * (to_tsvector of the query: its stop words and stemming), and the stemmer here is the same algorithm as

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawnStore, type StoreHandle } from '../../src/store/spawn.js';
 import { createLogger } from '../../src/logger.js';
 import { SearchService } from '../../src/search/search.service.js';
+import { SnippetLane } from '../../src/search/snippet-lane.js';
 import { SettingsService } from '../../src/settings/settings.service.js';
 import { EventBus } from '../../src/events/bus.js';
 
@@ -10,7 +11,9 @@ const logger = createLogger('silent');
 describe('SearchService without an embedding model', () => {
   let store: StoreHandle;
   let service: SearchService;
+  let snippets: SnippetLane;
   before(async () => {
+    snippets = SnippetLane.start();
     store = await spawnStore({ databaseUrl: null, dataDir: null, logger });
     const settings = await SettingsService.load(store.api.config, logger, new EventBus());
     service = new SearchService({
@@ -18,6 +21,7 @@ describe('SearchService without an embedding model', () => {
       settings,
       logger,
       embedder: async () => ({ embedder: null, reason: 'no model is installed' }),
+      snippets,
     });
     const now = new Date().toISOString();
     const facts = { path: '/docs/lighthouse.txt', filename: 'lighthouse.txt', extension: 'txt', size: 40, created: now, modified: now, accessed: now };
@@ -37,7 +41,10 @@ describe('SearchService without an embedding model', () => {
       chunks: [],
     });
   });
-  after(() => store.close());
+  after(async () => {
+    await snippets.close();
+    await store.close();
+  });
 
   it('answers keyword-only hybrid searches and says so', async () => {
     const outcome = await service.search({ query: 'lighthouse keeper', filters: {} });
@@ -68,6 +75,7 @@ describe('SearchService without an embedding model', () => {
       settings: await SettingsService.load(store.api.config, logger, new EventBus()),
       logger,
       embedder: async () => ({ embedder: null, reason: 'no model is installed' }),
+      snippets,
     });
     const request = { query: 'lighthouse stairs', filters: {}, mode: 'keyword' as const };
     const answers = await Promise.all([counting.search(request), counting.search({ ...request }), counting.search({ ...request, limit: 5 })]);

@@ -15,7 +15,7 @@ import { relativeToRoot } from '../../filters/paths.js';
 import type { Indexer } from '../../indexing/indexer.js';
 import { IndexRun, type FileOutcome } from '../../indexing/run.js';
 import type { WatchJob } from '../../store/repositories/jobs.repository.js';
-import { isWithin, type OwnDataDir } from '../../lib/paths.js';
+import { hasInvalidName, INVALID_NAME_REASON, isWithin, type OwnDataDir } from '../../lib/paths.js';
 import type { Logger } from '../../logger.js';
 
 /**
@@ -121,6 +121,12 @@ export class IndexingProcessor implements QueueProcessor {
       return { ok: true };
     }
     if (!(await isFile(filePath))) {
+      if (hasInvalidName(filePath)) {
+        // Reported by the watcher with U+FFFD for the bad bytes (no such name exists): counted as failed, as the scan does.
+        run.record('failed');
+        run.fileFailed({ path: filePath, file_id: null, code: 'invalid_name', error: INVALID_NAME_REASON });
+        return { ok: true };
+      }
       await this.deps.indexer.removeFile(filePath, 'deleted', run);
       return { ok: true };
     }

@@ -16,8 +16,13 @@
  * - unwatching and closing never wait for a watcher to finish its scan: a watcher still scanning is closed
  *   where it is;
  * - a folder created while watched is read again once it has been quiet a moment: chokidar reads a new folder
- *   and starts watching it, and files written in between (a burst into a fresh folder) would never be reported.
+ *   and starts watching it, and files written in between (a burst into a fresh folder) would never be reported;
+ * - a file whose name is not valid UTF-8 cannot be stat'ed by the name chokidar has for it, so chokidar drops it
+ *   silently: its folder is read by raw bytes when the OS names such a file (or, polling, when the folder
+ *   changes) and each one goes out once as an `add` with U+FFFD for the bad bytes; the queue counts it as failed
+ *   (invalid_name), as the scan does.
  */
+import { isUtf8 } from 'node:buffer';
 import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
@@ -95,6 +100,8 @@ export class WatcherCore {
   #out: WatcherEvent[] = [];
   #batchTimer: NodeJS.Timeout | null = null;
   #releaseTimer: NodeJS.Timeout | null = null;
+  /** Files whose name is not valid UTF-8 already reported (with U+FFFD for the bad bytes). */
+  readonly #invalidNames = new Set<string>();
   /** Folders created while watched, waiting to be read again: when they were first seen, and the timer. */
   readonly #newFolders = new Map<string, { since: number; timer: NodeJS.Timeout }>();
   #releaseAt = Infinity;
@@ -229,6 +236,7 @@ export class WatcherCore {
     watcher.on('unlinkDir', (p: string) => !instance.closed && this.#onUnlinkDir(job, p));
     watcher.on('addDir', (p: string) => !instance.closed && instance.ready && this.#sweepLater(job, instance, p));
     watcher.on('error', (err: unknown) => this.#onError(job, instance, err));
+    watcher.on('raw', (_event: string, rawPath: string, details: unknown) => !instance.closed && instance.ready && this.#onRaw(job, rawPath, details));
     const simulated = this.#tuning.simulateNativeError;
     if (simulated && mode === 'native') {
       // As inotify does when the limit is reached: every folder chokidar tries to watch is refused, from the
@@ -329,7 +337,34 @@ export class WatcherCore {
     this.#newFolders.set(folder, { since, timer });
   }
 
+  /**
+   * chokidar's raw events: natively a name in a watched folder (`watchedPath`), polling a path whose stats
+   * changed (`curr`). A name holding U+FFFD, or a changed folder when polling, has its folder read for names
+   * that are not valid UTF-8 (see the header).
+   */
+  #onRaw(job: Job, rawPath: string, details: unknown): void {
+    if (job.removed) return;
+    const { watchedPath, curr } = (details ?? {}) as { watchedPath?: unknown; curr?: Stats };
+    if (typeof watchedPath === 'string') {
+      if (rawPath.includes('\uFFFD')) void this.#reportInvalidNames(job, watchedPath);
+    } else if (curr?.isDirectory()) {
+      void this.#reportInvalidNames(job, rawPath);
+    }
+  }
+
+  async #reportInvalidNames(job: Job, folder: string): Promise<void> {
+    const entries = await fs.readdir(folder, { withFileTypes: true, encoding: 'buffer' }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isFile() || isUtf8(entry.name)) continue;
+      const file = path.join(folder, entry.name.toString());
+      if (job.removed || this.#invalidNames.has(file) || !this.#acceptsPath(job, file)) continue;
+      this.#invalidNames.add(file);
+      this.#push({ type: 'add', jobId: job.spec.jobId, path: file });
+    }
+  }
+
   async #sweep(job: Job, instance: Instance, folder: string): Promise<void> {
+    void this.#reportInvalidNames(job, folder);
     let entries;
     try {
       entries = await fs.readdir(folder, { withFileTypes: true });

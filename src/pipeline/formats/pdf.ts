@@ -10,6 +10,7 @@ import path from 'node:path';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { DocumentMetadata } from '../types.js';
 import { normalizeText, TextCollector } from './normalize.js';
+import { cutWidePageTreeNodes } from './pdf-page-tree.js';
 import { describeError, failure, type ExtractInput, type ExtractResult } from './types.js';
 
 type PdfJs = typeof PdfJsModule;
@@ -29,6 +30,8 @@ function loadPdfJs(): Promise<PdfJs> {
 /**
  * Pages read at most. Real documents reach the text limit long before (2 million characters are 100 per page
  * over 20,000 pages); a page tree of 500,000 empty pages (a "page bomb") would otherwise be walked for minutes.
+ * A page-tree node wider than this is cut before pdf.js opens the document (pdf-page-tree.ts), which bounds
+ * its memory too.
  */
 const MAX_PAGES = 20_000;
 
@@ -38,9 +41,11 @@ const CMAPS = path.join(packageDir, 'cmaps') + path.sep;
 
 export async function extractPdf(input: ExtractInput): Promise<ExtractResult> {
   const { getDocument } = await loadPdfJs();
+  // pdf.js takes ownership of (and may detach) the buffer it is given: pass a copy, cut where a node is too wide.
+  const data = new Uint8Array(input.bytes);
+  const listedPages = cutWidePageTreeNodes(data, MAX_PAGES);
   const task = getDocument({
-    // pdf.js takes ownership of (and may detach) the buffer it is given: pass a copy.
-    data: new Uint8Array(input.bytes),
+    data,
     standardFontDataUrl: STANDARD_FONTS,
     cMapUrl: CMAPS,
     cMapPacked: true,
@@ -74,8 +79,9 @@ export async function extractPdf(input: ExtractInput): Promise<ExtractResult> {
       page.cleanup();
     }
     const metadata = await pdfMetadata(doc);
-    metadata.pages = doc.numPages;
-    const skipped = doc.numPages > MAX_PAGES && !out.full;
+    // A cut page tree lists at least `listedPages` pages, of which pdf.js saw the first MAX_PAGES or more.
+    metadata.pages = Math.max(doc.numPages, listedPages);
+    const skipped = metadata.pages > MAX_PAGES && !out.full;
     return {
       ok: true,
       format: 'pdf',
@@ -83,7 +89,7 @@ export async function extractPdf(input: ExtractInput): Promise<ExtractResult> {
       text: normalizeText(out.toString()),
       metadata,
       truncated: out.truncated || skipped,
-      ...(skipped ? { note: `only the first ${MAX_PAGES.toLocaleString('en')} of ${doc.numPages.toLocaleString('en')} pages were read` } : {}),
+      ...(skipped ? { note: `only the first ${MAX_PAGES.toLocaleString('en')} of ${listedPages > 0 ? 'at least ' : ''}${metadata.pages.toLocaleString('en')} pages were read` } : {}),
     };
   } catch (err) {
     return classify(err);

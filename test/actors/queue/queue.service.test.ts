@@ -23,7 +23,10 @@ forEachEngine('QueueService', (engine) => {
     await tree.remove();
   });
 
-  it('keeps queued items and the manual pause across a restart; an item that was processing comes back ready', async () => {
+  it('keeps queued items and the manual pause across a restart; an item that was processing comes back ready', async function () {
+    // Two restarts and a dozen conditions: at load 14 (issue 16, two busy loops on 2 cores) it took over 60 s, the
+    // mocha default, while every condition was still within its own deadline.
+    this.timeout(240_000);
     h = await startWatchService(engine);
     const jobId = (await h.t.request('POST', '/api/watch/', { directory_path: tree.root })).body.job_id as number;
     await h.t.service.watcher.settled(jobId);
@@ -60,7 +63,8 @@ forEachEngine('QueueService', (engine) => {
     expect(await h.t.service.store.api.queue.loadAll()).to.deep.equal([]);
   });
 
-  it('after a restart with the scheduler pausing, nothing is processed until its rules pass', async () => {
+  it('after a restart with the scheduler pausing, nothing is processed until its rules pass', async function () {
+    this.timeout(240_000); // a restart: 57 s at load 14, see above
     h = await startWatchService(engine);
     const jobId = (await h.t.request('POST', '/api/watch/', { directory_path: tree.root })).body.job_id as number;
     await h.t.service.watcher.settled(jobId);

@@ -206,6 +206,30 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     expect(events.some((e) => pathOf(e) === tree.path('after.txt'))).to.equal(false);
   });
 
+  /** Writes a file whose name holds the byte 0xE9 (latin-1 é, not valid UTF-8); returns the name we are given for it. */
+  async function writeLatin1Name(folder: string, stem: string): Promise<string> {
+    await writeFile(Buffer.concat([Buffer.from(path.join(folder, stem)), Buffer.from([0xe9]), Buffer.from('.txt')]), 'latin-1 name');
+    return path.join(folder, `${stem}\uFFFD.txt`);
+  }
+
+  it('reports a file created with a name that is not valid UTF-8 once, as an add (natively, in a new folder, polling)', async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    const inRoot = await writeLatin1Name(tree.root, 'caf');
+    await has((e) => e.type === 'add' && e.path === inRoot);
+    await mkdir(tree.path('fresh'));
+    const inNewFolder = await writeLatin1Name(tree.path('fresh'), 'new');
+    await has((e) => e.type === 'add' && e.path === inNewFolder);
+    await tree.write('after.txt', 'a later ordinary file');
+    await has((e) => e.type === 'add' && e.path === tree.path('after.txt'));
+    expect(events.filter((e) => pathOf(e) === inRoot)).to.have.length(1);
+    await core.close();
+
+    await start({ simulateNativeError: 'ENOSPC' }).watch({ jobId: 2, root: tree.root, recursive: true, filePattern: null });
+    await eventually(() => core.states()[0]?.mode === 'polling' && core.states()[0]?.ready);
+    const polled = await writeLatin1Name(tree.path('docs'), 'polled');
+    await has((e) => e.type === 'add' && e.path === polled);
+  });
+
   it('sends a burst in batches of at most maxBatch events', async () => {
     await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
     await mkdir(tree.path('burst'));

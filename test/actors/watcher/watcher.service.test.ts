@@ -210,6 +210,19 @@ forEachEngine('watch jobs: POST /api/watch/, GET /api/watch/jobs, DELETE /api/wa
     expect(await h.t.service.store.api.files.knownUnder(tree.root)).to.deep.equal([]);
   });
 
+  it('counts a file created later with a name that is not valid UTF-8 as failed (invalid_name), with the reason', async () => {
+    const res = await watch({ directory_path: tree.root });
+    await h.t.service.watcher.settled(res.body.job_id as number);
+    await queueIdle(h.t);
+    h.events.length = 0;
+    await writeFile(Buffer.concat([Buffer.from(tree.path('docs') + path.sep), Buffer.from([0x6e, 0x6f, 0x74, 0xe9, 0x2e, 0x74, 0x78, 0x74])]), 'latin-1 name');
+    const failed = await eventually(() => h.events.find((e) => e.type === 'file_failed'));
+    expect(failed!.data).to.include({ path: tree.path('docs/not\uFFFD.txt'), code: 'invalid_name', file_id: null });
+    expect((failed!.data as { error: string }).error).to.match(/not valid UTF-8/);
+    const completed = await eventually(() => h.events.find((e) => e.type === 'index_run_completed'));
+    expect(completed!.data).to.include({ failed: 1 });
+  });
+
   it("respects the job's file_pattern and recursive flag", async () => {
     const res = await watch({ directory_path: tree.root, recursive: false, file_pattern: '*.md' });
     expect(res.status).to.equal(201);

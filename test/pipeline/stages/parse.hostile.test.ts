@@ -9,13 +9,31 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseFile, type ParseOptions } from '../../../src/pipeline/stages/parse.js';
 import type { ParseOutcome, ParsedDocument } from '../../../src/pipeline/types.js';
-import { big5Msg, docx, epub, fits, longHeaderMail, p7m, PEM_KEY, SENTENCE, writeRepeated } from '../../helpers/torture-files.js';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { big5Msg, docx, epub, fits, longHeaderMail, p7m, PEM_KEY, SENTENCE, writePdf, writeRepeated } from '../../helpers/torture-files.js';
 
 const OPTIONS: ParseOptions = { maxFileBytes: 200 * 1024 * 1024, maxTextChars: 100_000, timeBudgetMs: 120_000 };
 
 function expectOk(outcome: ParseOutcome): ParsedDocument {
   if (!outcome.ok) expect.fail(`expected a parsed document, got ${outcome.code}: ${outcome.reason}`);
   return outcome.doc;
+}
+
+/** parseFile in a thread whose heap is capped: running out of it fails the call (ERR_WORKER_OUT_OF_MEMORY). */
+async function parseInCappedThread(file: string, heapMb: number): Promise<ParseOutcome> {
+  const parseUrl = new URL('../../../src/pipeline/stages/parse.js', import.meta.url).href;
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     import(workerData.parseUrl).then((m) => m.parseFile(workerData.file, workerData.options)).then((r) => parentPort.postMessage(r));`,
+    { eval: true, workerData: { parseUrl, file, options: OPTIONS }, resourceLimits: { maxOldGenerationSizeMb: heapMb } },
+  );
+  try {
+    const [outcome] = (await once(worker, 'message')) as [ParseOutcome];
+    return outcome;
+  } finally {
+    await worker.terminate();
+  }
 }
 
 describe('parseFile on hostile input', function () {
@@ -37,6 +55,17 @@ describe('parseFile on hostile input', function () {
     expect(doc.textTruncated).to.equal(true);
     expect(doc.text.length).to.be.at.most(OPTIONS.maxTextChars);
     expect(doc.text.length).to.be.greaterThan(OPTIONS.maxTextChars / 2);
+  });
+
+  it('reads a PDF whose flat page tree lists 200,000 pages in a bounded heap: the page with text, cut, noted', async () => {
+    await writePdf(at('pages.pdf'), 200_000);
+    // pdf.js opened this tree uncut with ~330 MB of heap (1.5 GB RSS at 500,000 pages); cut, it needs far less.
+    const doc = expectOk(await parseInCappedThread(at('pages.pdf'), 192));
+    expect(doc.format).to.equal('pdf');
+    expect(doc.text).to.include('The only page with text: torture survivor');
+    expect(doc.textTruncated).to.equal(true);
+    expect(doc.metadata.pages).to.equal(200_000);
+    expect(doc.note).to.equal('only the first 20,000 of at least 200,000 pages were read');
   });
 
   it('reads each EPUB chapter once, whatever the spine repeats (a spine bomb)', async () => {

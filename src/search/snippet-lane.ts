@@ -1,0 +1,109 @@
+import { Worker } from 'node:worker_threads';
+import { releaseProxy, wrap, type Remote } from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { workerPath } from '../paths.js';
+import type { Snippet } from './snippet.js';
+
+/** What a result's snippet is cut from: its text, or its summary when the text has no words (e.g. an image). */
+export interface SnippetSource {
+  text: string;
+  summary: string;
+}
+
+export interface SnippetWorkerApi {
+  snippets(sources: SnippetSource[], lexemes: string[]): Snippet[];
+  highlight(text: string, lexemes: string[]): [number, number][];
+  /** Blocks the thread until `gate[0]` is not 0 (tests: answers wait on it while the main thread serves). */
+  hold(gate: Int32Array): void;
+}
+
+/** One thread of the lane: its worker, the proxy to it, and a promise that rejects when it ends. */
+interface LaneThread {
+  worker: Worker;
+  remote: Remote<SnippetWorkerApi>;
+  ended: Promise<never>;
+  alive: boolean;
+}
+
+function startThread(): LaneThread {
+  const worker = new Worker(workerPath('snippet.worker'));
+  worker.unref();
+  const thread = { worker, remote: wrap<SnippetWorkerApi>(nodeEndpoint(worker)), alive: true } as LaneThread;
+  thread.ended = new Promise<never>((_resolve, reject) => {
+    worker.once('error', (err) => ((thread.alive = false), reject(err)));
+    worker.once('exit', (code) => ((thread.alive = false), reject(new Error(`the snippet thread ended (exit code ${code})`))));
+  });
+  thread.ended.catch(() => undefined);
+  return thread;
+}
+
+/**
+ * Cuts result snippets and preview highlights on a thread of its own (issue 16): the work grows with the text of
+ * the results (20,000 characters each, 50 results a page; a preview page up to 500,000), and on the main thread
+ * it would delay every other request. One dedicated thread, not the pipeline pool: its threads spend seconds on
+ * a file while indexing, and a search must not wait behind them (as the query embedder's lane).
+ */
+export class SnippetLane {
+  /** The running thread; a thread that ended (a crash) is replaced by the next call. */
+  #thread: LaneThread;
+  #closed = false;
+  #waiting = 0;
+
+  private constructor() {
+    this.#thread = startThread();
+  }
+
+  static start(): SnippetLane {
+    return new SnippetLane();
+  }
+
+  snippets(sources: SnippetSource[], lexemes: readonly string[]): Promise<Snippet[]> {
+    return this.#call((remote) => remote.snippets(sources, [...lexemes]));
+  }
+
+  highlight(text: string, lexemes: readonly string[]): Promise<[number, number][]> {
+    return this.#call((remote) => remote.highlight(text, [...lexemes]));
+  }
+
+  /** Holds the thread until the returned function is called (tests). */
+  async hold(): Promise<() => void> {
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    void this.#call((remote) => remote.hold(gate)).catch(() => undefined);
+    return () => {
+      Atomics.store(gate, 0, 1);
+      Atomics.notify(gate, 0);
+    };
+  }
+
+  /** Calls sent to the thread and not answered yet. */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
+  /** A call the thread ended under (it crashed) is made once more, on a new thread: it never waits for ever. */
+  async #call<T>(send: (remote: Remote<SnippetWorkerApi>) => Promise<T>, retry = true): Promise<T> {
+    if (this.#closed) throw new Error('the snippet lane is closed');
+    const thread = this.#thread;
+    this.#waiting++;
+    try {
+      return await Promise.race([send(thread.remote), thread.ended]);
+    } catch (err) {
+      if (thread.alive || !retry || this.#closed) throw err;
+      if (this.#thread === thread) this.#thread = startThread();
+      return this.#call(send, false);
+    } finally {
+      this.#waiting--;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    // Node 20 aborts the process when a thread is terminated while its ES modules are being instantiated (see
+    // pipeline/pool.ts): a lane closed right after it started first waits for the thread to answer.
+    await this.#call((remote) => remote.highlight('', [])).catch(() => undefined);
+    this.#closed = true;
+    const { worker, remote } = this.#thread;
+    remote[releaseProxy]();
+    await worker.terminate();
+  }
+}

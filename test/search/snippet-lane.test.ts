@@ -1,0 +1,78 @@
+/**
+ * Snippets and preview highlights are cut on the snippet lane's thread (issue 16: a search whose snippet met a
+ * 19,000-character word once held the main thread for 6 s). Held on purpose, the lane keeps a search and a preview
+ * waiting while the main thread goes on answering; released, they answer what the in-thread functions cut.
+ */
+import { expect } from 'chai';
+import { eventually } from '../helpers/assert.js';
+import { forEachEngine } from '../helpers/engines.js';
+import { tempTree, type TempTree } from '../helpers/files.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { buildSnippet, highlightWords, TermMatcher } from '../../src/search/snippet.js';
+
+forEachEngine('snippet lane: snippets off the main thread', (engine) => {
+  let t: TestService;
+  let tree: TempTree;
+  const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => `word${(i * seed) % 997}`).join(' ');
+
+  before(async () => {
+    t = await startTestService(engine);
+    const files: Record<string, string> = {};
+    // Long texts, the query's word deep inside, and words at the 64-character cap.
+    for (let i = 0; i < 20; i++) files[`big-${i}.txt`] = `${words(2000, i + 3)} ${'x'.repeat(200)} lighthouse keepers ${words(1000, i + 7)} lighthouse`;
+    tree = await tempTree(files);
+    await t.request('POST', '/api/index/directory', { directory_path: tree.root });
+    await t.service.indexing.settled();
+  });
+  after(async () => {
+    await tree.remove();
+    await t.destroy();
+  });
+
+  it('keeps the main thread answering while snippets are cut, and answers what the in-thread cut gives', async () => {
+    const release = await t.service.snippets.hold();
+    let answered = false;
+    const searching = t.request('POST', '/api/search/', { query: 'lighthouse', mode: 'keyword', limit: 50 }).then((res) => {
+      answered = true;
+      return res;
+    });
+    await eventually(() => t.service.snippets.waiting > 1); // the hold, and the search's snippets behind it
+    const files = (await t.request('GET', '/api/files/stats')).status;
+    const status = await t.request('GET', '/api/queue/status');
+    expect([files, status.status]).to.deep.equal([200, 200]);
+    expect(answered, 'the search waits for the held snippet thread').to.equal(false);
+    release();
+    const res = await searching;
+    expect(res.status).to.equal(200);
+    const results = res.body.results as { file: { id: number }; snippet: string; highlights: [number, number][] }[];
+    expect(results).to.have.length(20);
+    const lexemes = await t.service.store.api.search.lexemes('lighthouse');
+    const matcher = new TermMatcher(lexemes);
+    for (const result of results) {
+      const page = await t.service.store.api.files.content(result.file.id, 0, 20_000);
+      const expected = buildSnippet(page!.text, matcher);
+      expect({ snippet: result.snippet, highlights: result.highlights }).to.deep.equal({ snippet: expected.text, highlights: expected.highlights });
+      expect(result.snippet).to.include('lighthouse');
+    }
+  });
+
+  it("finds a preview's highlights on the lane: held, the preview waits; released, it answers the in-thread ranges", async () => {
+    const search = await t.request('POST', '/api/search/', { query: 'lighthouse', mode: 'keyword', limit: 1 });
+    const id = (search.body.results as { file: { id: number } }[])[0]!.file.id;
+    const release = await t.service.snippets.hold();
+    let answered = false;
+    const previewing = t.request('GET', `/api/files/${id}/content?q=lighthouse`).then((res) => {
+      answered = true;
+      return res;
+    });
+    await eventually(() => t.service.snippets.waiting > 1);
+    expect((await t.request('GET', '/api/queue/status')).status).to.equal(200);
+    expect(answered, 'the preview waits for the held snippet thread').to.equal(false);
+    release();
+    const res = await previewing;
+    expect(res.status).to.equal(200);
+    const matcher = new TermMatcher(await t.service.store.api.search.lexemes('lighthouse'));
+    expect(res.body.highlights).to.deep.equal(highlightWords(res.body.text as string, matcher));
+    expect((res.body.highlights as unknown[]).length).to.equal(2);
+  });
+});

@@ -65,8 +65,9 @@ export class PgliteStatements {
       Buffer.concat([binaryResultBind(statement.name, this.#values(statement, params)), protocol.serialize.execute({}), protocol.serialize.sync()]),
       { syncToFs: false, onRawData: (chunk) => chunks.push(chunk.slice()) },
     );
-    // The raw stream leaves its callback installed (PGlite 0.5), where query() would then lose its replies; a Sync
-    // through execProtocolStream puts PGlite's own back (prepared-statements.test.ts checks query() after runBytes).
+    // The raw stream leaves its callback installed (PGlite 0.5.14): query() and exec() install their own first, but
+    // execProtocol() (close() uses it) would hand its replies to ours. A Sync through execProtocolStream, which ends
+    // by clearing the callback, puts PGlite back as it was.
     await this.db.execProtocolStream(protocol.serialize.sync(), { syncToFs: false });
     return dataRows(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   }

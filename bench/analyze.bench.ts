@@ -6,6 +6,7 @@
  * Prints the one-time load (wink model + background vocabulary), then ms/file over the corpus (mean, p50, p95,
  * max) and, with --show, the analysis of the first N files.
  */
+import { ANALYZE_MAX_INPUT_CHARS } from '../src/indexing/indexer.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +31,7 @@ const { dir, limit, show } = readBenchArgs(
     show: nonNegativeInt('show', values.show),
   }),
 );
-const maxInputChars = 100_000;
+const maxInputChars = ANALYZE_MAX_INPUT_CHARS;
 
 function toDocument(file: string): ParsedDocument {
   const stat = statSync(file);

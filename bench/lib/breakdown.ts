@@ -4,6 +4,7 @@
  * vectors of the model's dimension). The model's own share comes from the bare run. Whatever the pipeline spends
  * beyond the sum is orchestration: threads handing work over, messages, garbage collection, progress events.
  */
+import { ANALYZE_MAX_INPUT_CHARS } from '../../src/indexing/indexer.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,7 +53,7 @@ export async function stageBreakdown(files: string[], embedder: Embedder): Promi
     return outcome.ok ? outcome.doc : null;
   });
   const docs = parse.results.filter((d): d is ParsedDocument => d !== null);
-  const analyzeOptions = { provider: 'local' as const, model: 'extractive', timeoutMs: 30_000, maxInputChars: 100_000 };
+  const analyzeOptions = { provider: 'local' as const, model: 'extractive', timeoutMs: 30_000, maxInputChars: ANALYZE_MAX_INPUT_CHARS };
   const analysis = await perItem(docs, (d) => analyze(d, analyzeOptions));
   const chunk = await perItem(docs, (d, i) => embedder.chunk(d.text, (analysis.results[i] as Analysis).title));
 
@@ -108,7 +109,7 @@ export interface FormatCost {
  * where a heterogeneous corpus spends its pipeline time. Rows by total cost, largest first.
  */
 export async function formatBreakdown(files: string[]): Promise<FormatCost[]> {
-  const analyzeOptions = { provider: 'local' as const, model: 'extractive', timeoutMs: 30_000, maxInputChars: 100_000 };
+  const analyzeOptions = { provider: 'local' as const, model: 'extractive', timeoutMs: 30_000, maxInputChars: ANALYZE_MAX_INPUT_CHARS };
   const parseOptions = { maxFileBytes: 100 * 1024 * 1024, maxTextChars: 2_000_000 };
   for (const f of files.slice(0, WARMUP)) {
     const outcome = await parseFile(f, parseOptions);

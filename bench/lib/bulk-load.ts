@@ -71,7 +71,7 @@ async function insertBatch(db: SqlDatabase, paths: readonly string[], model: str
     const modified = facts.mtime.toISOString();
     rows.push({ ord, path: file, filename: path.basename(file), size: facts.size, modified, mtime_ms: facts.mtimeMs, title, content: text, chunk_count: embedded.chunks.length });
     for (const c of embedded.chunks) {
-      chunks.push({ ord, idx: c.index, start_char: c.start, end_char: c.end, text: c.text, embedding: vectorLiteral(c.embedding) });
+      chunks.push({ ord, idx: c.index, start_char: c.start, end_char: c.end, embedding: vectorLiteral(c.embedding) });
     }
   }
   await db.transaction(async (tx) => {
@@ -92,9 +92,9 @@ async function insertBatch(db: SqlDatabase, paths: readonly string[], model: str
     );
     const idOf = new Map(ids.map((r) => [r.ord, r.id]));
     await tx.query(
-      `INSERT INTO chunks (file_id, idx, start_char, end_char, text, model, dim, embedding)
-       SELECT (m.ids::jsonb ->> c.ord::text)::bigint, c.idx, c.start_char, c.end_char, c.text, $3, $4, c.embedding::vector
-       FROM jsonb_to_recordset($1::jsonb) AS c(ord integer, idx integer, start_char integer, end_char integer, text text, embedding text),
+      `INSERT INTO chunks (file_id, idx, start_char, end_char, model, dim, embedding)
+       SELECT (m.ids::jsonb ->> c.ord::text)::bigint, c.idx, c.start_char, c.end_char, $3, $4, c.embedding::vector
+       FROM jsonb_to_recordset($1::jsonb) AS c(ord integer, idx integer, start_char integer, end_char integer, embedding text),
             (SELECT $2::text AS ids) m`,
       [JSON.stringify(chunks), JSON.stringify(Object.fromEntries(idOf)), model, embedder.info.dimension],
     );

@@ -13,8 +13,14 @@ import type { FileOutcome, IndexRun } from './run.js';
 
 /** Share of indexing.file_timeout_seconds the parse stage may spend extracting before it keeps what it has. */
 const PARSE_TIME_SHARE = 0.5;
-/** Characters the local analyzer reads at most (summaries and keywords come from the start of huge texts). */
-const ANALYZE_MAX_INPUT_CHARS = 100_000;
+/**
+ * Characters of a file's text the local analyzer reads (summaries and keywords come from the start of a long text).
+ * Its cost grows with the text (winkNLP tags every token): on 568 HTML and text files of the Debian documentation
+ * corpus, 30,000 characters instead of 100,000 cut it from 11.2 to 7.4 CPU ms per file, with the same title for
+ * every file, the same summary for 555 of them and 98 % of the keywords. Shorter texts (SciFact's abstracts among
+ * them) are analysed whole, as before.
+ */
+export const ANALYZE_MAX_INPUT_CHARS = 30_000;
 
 export interface IndexerDeps {
   store: StoreApi;

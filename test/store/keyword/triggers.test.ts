@@ -74,7 +74,9 @@ forEachEngine('keyword index triggers', (engine) => {
       { path: '/d/a.txt', filename: 'a.txt', extension: 'txt', content: 'kappa kappa lambda' },
       { path: '/d/b.txt', filename: 'b.txt', extension: 'txt', content: 'lambda mu' },
     ]);
+    const firstDocA = await docOf(db, a!);
     await db.query(`UPDATE files SET content = 'omicron omicron omicron' WHERE id = $1`, [a!]);
+    expect((await db.query('SELECT 1 FROM keyword_tail WHERE doc = $1', [firstDocA!])).rows, 'the old document\'s postings go').to.have.length(0);
     const t = await terms(db, a!);
     expect(t.has('kappa')).to.equal(false);
     expect(t.get('omicron')).to.include({ tf_d: 3, len_d: 3 });

@@ -51,7 +51,8 @@ const BYTE_LIMIT = `byte limit (${MAX_ARCHIVE_BYTES / MB} MB decompressed) reach
 
 export async function extractArchive(
   kind: { format: string; mime: string },
-  members: AsyncIterable<ArchiveMember> | Iterable<ArchiveMember>,
+  /** The members, given the budget they may spend (a reader that extracts ahead, as 7z's does, stays within it). */
+  membersWithin: (budget: ArchiveBudget) => AsyncIterable<ArchiveMember> | Iterable<ArchiveMember>,
   input: ExtractInput,
   parser: MemberParser,
 ): Promise<ExtractResult> {
@@ -75,7 +76,7 @@ export async function extractArchive(
   let chars = 0;
   let stoppedListing: string | undefined;
   try {
-    for await (const member of members) {
+    for await (const member of membersWithin(budget)) {
       if (member.directory) continue;
       // Names are listed past the other limits (they cost no decompression), up to these two.
       if (listed >= MAX_MEMBERS_LISTED || chars >= input.maxTextChars) {
@@ -87,7 +88,12 @@ export async function extractArchive(
       const header = `[${name}]`;
       chars += header.length + 2;
       const limit = budgetLimit(budget, chars, input.maxTextChars);
-      const outcome: MemberOutcome = member.encrypted ? { kind: 'encrypted' } : limit ? { kind: 'skipped', reason: limit } : await readMember(member, name, depth, budget, input.maxTextChars - chars, parser);
+      const unreadable = limit ?? member.unread;
+      const outcome: MemberOutcome = member.encrypted
+        ? { kind: 'encrypted' }
+        : unreadable
+          ? { kind: 'skipped', reason: unreadable }
+          : await readMember(member, name, depth, budget, input.maxTextChars - chars, parser);
       switch (outcome.kind) {
         case 'encrypted':
           encrypted++;
@@ -179,7 +185,7 @@ const MAX_NOTED = 3;
 
 /** The note: how many members, how many read, and what was left out and why. */
 function describe(listed: number, read: number, encrypted: number, failures: string[], skipped: Map<string, number>, cuts: string[], stoppedListing: string | undefined): string {
-  const parts = [`archive: ${listed.toLocaleString('en')} members, ${read.toLocaleString('en')} read as text`];
+  const parts = [`archive: ${listed.toLocaleString('en')} member${listed === 1 ? '' : 's'}, ${read.toLocaleString('en')} read as text`];
   if (encrypted > 0) parts.push(`${encrypted} encrypted (name only)`);
   if (failures.length > 0) parts.push(`${failures.length} unreadable (name only): ${noted(failures)}`);
   for (const [reason, count] of skipped) parts.push(`${count.toLocaleString('en')} not read: ${reason}`);

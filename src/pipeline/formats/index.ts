@@ -26,6 +26,7 @@ import { extractRtf, isRtf } from './rtf.js';
 import { extractPlainText } from './text.js';
 import { describeError, failure, type ExtractInput, type ExtractResult, type Extractor } from './types.js';
 import { extractXml } from './xml.js';
+import { is7z, open7z } from './sevenzip.js';
 import { isTar, tarMembers } from './tar.js';
 import { isZip, openZip, type ZipArchive } from './zip.js';
 
@@ -85,7 +86,8 @@ async function dispatch(input: ExtractInput): Promise<ExtractResult> {
   if (isZip(bytes)) return extractFromZip(input);
   if (isOle(bytes)) return extractFromOle(input);
   if (isRtf(bytes)) return extractRtf(input);
-  if (isTar(bytes)) return extractArchive(TAR, tarMembers(bytes, MAX_MEMBER_BYTES), input, MEMBERS);
+  if (isTar(bytes)) return extractArchive(TAR, () => tarMembers(bytes, MAX_MEMBER_BYTES), input, MEMBERS);
+  if (is7z(bytes)) return extractFrom7z(input);
   if (knownBinary(bytes)) return extractBinary(bytes);
   if (extension === 'pdf' || ZIP_EXTENSIONS.has(extension) || OLE_EXTENSIONS.has(extension)) {
     // Not the container its name promises. Exported "spreadsheets" that are really HTML or CSV are common.
@@ -104,7 +106,7 @@ async function dispatch(input: ExtractInput): Promise<ExtractResult> {
  * file is read whole: its content's opening is known only once decompressed.
  */
 export function needsWholeFile(head: Buffer): boolean {
-  return isPdf(head) || isZip(head) || isOle(head) || isRtf(head) || isTar(head) || compressionOf(head) !== null;
+  return isPdf(head) || isZip(head) || isOle(head) || isRtf(head) || isTar(head) || is7z(head) || compressionOf(head) !== null;
 }
 
 /**
@@ -121,6 +123,7 @@ export function decompressedBudget(head: Buffer, maxFileBytes: number, textBytes
 const MEMBERS: MemberParser = { extract: extractDocument, needsWholeFile };
 const TAR = { format: 'tar', mime: 'application/x-tar' };
 const ZIP = { format: 'zip', mime: 'application/zip' };
+const SEVEN_ZIP = { format: '7z', mime: 'application/x-7z-compressed' };
 
 /** %PDF- within the first KB (some writers put junk before it, and readers accept that). */
 function isPdf(bytes: Buffer): boolean {
@@ -199,10 +202,16 @@ async function extractFromZip(input: ExtractInput): Promise<ExtractResult> {
     if (members.length > 0 && members.every((m) => m.encrypted)) {
       return failure('encrypted', `ZIP archive is encrypted (password required for all ${members.length} entries)`);
     }
-    return await extractArchive(ZIP, members, input, MEMBERS);
+    return await extractArchive(ZIP, () => members, input, MEMBERS);
   } finally {
     zip.close();
   }
+}
+
+async function extractFrom7z(input: ExtractInput): Promise<ExtractResult> {
+  const archive = await open7z(input.bytes);
+  if (!archive.ok) return failure(archive.encrypted ? 'encrypted' : 'corrupt', archive.encrypted ? archive.reason : `7Z could not be read: ${archive.reason}`);
+  return extractArchive(SEVEN_ZIP, (budget) => archive.membersWithin(budget, MAX_MEMBER_BYTES), input, MEMBERS);
 }
 
 async function extractFromOle(input: ExtractInput): Promise<ExtractResult> {
@@ -230,6 +239,7 @@ export async function guessFormat(head: Buffer, extension: string): Promise<{ fo
   if (isZip(head)) return { format: ZIP_EXTENSIONS.has(extension) ? extension : 'zip', mime: 'application/zip' };
   if (isOle(head)) return { format: OLE_EXTENSIONS.has(extension) ? extension : 'ole', mime: 'application/x-ole-storage' };
   if (isTar(head)) return TAR;
+  if (is7z(head)) return SEVEN_ZIP;
   const known = knownBinary(head);
   if (known) return known;
   if (looksLikeText(head)) return { format: 'text', mime: 'text/plain' };

@@ -37,6 +37,8 @@ export interface ArchiveMember {
   size: number;
   directory: boolean;
   encrypted: boolean;
+  /** Why its content cannot be read within the budget, when the reader knows before it is asked (7z). */
+  unread?: string;
   /** Its first `maxBytes` bytes, decompressed, in memory. */
   read(maxBytes: number): Promise<Buffer>;
 }

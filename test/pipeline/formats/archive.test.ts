@@ -7,7 +7,8 @@ import { isTar } from '../../../src/pipeline/formats/tar.js';
 import { parseFile, type ParseOptions } from '../../../src/pipeline/stages/parse.js';
 import type { ParsedDocument } from '../../../src/pipeline/types.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
-import { docx, writePdf } from '../../helpers/torture-files.js';
+import { docx, nestedZip, writePdf } from '../../helpers/torture-files.js';
+import { write7z } from '../../helpers/sevenzip-writer.js';
 import { writeTar, writeTarGzBomb } from '../../helpers/tar-writer.js';
 import { writeZip } from '../../helpers/zip-writer.js';
 
@@ -18,13 +19,6 @@ async function parsed(file: string, options: ParseOptions = OPTIONS): Promise<Pa
   const outcome = await parseFile(file, options);
   if (!outcome.ok) throw new Error(`${outcome.code}: ${outcome.reason}`);
   return outcome.doc;
-}
-
-/** An archive nested `levels` deep: level 1 is the file, the innermost holds `bottom.txt`. */
-function nestedZip(levels: number, bottom: string): Buffer {
-  let zip = writeZip([{ name: 'bottom.txt', data: bottom }]);
-  for (let level = levels - 1; level >= 1; level--) zip = writeZip([{ name: `level${level + 1}.zip`, data: zip }]);
-  return zip;
 }
 
 describe('archive members', () => {
@@ -190,10 +184,64 @@ describe('archive members', () => {
     });
   });
 
-  it('says why a 7z archive is indexed by name only', async () => {
-    const file = await tree.write('photos.7z', Buffer.concat([Buffer.from('377abcaf271c0004', 'hex'), Buffer.alloc(200, 1)]));
+  it('says why a RAR archive is indexed by name only', async () => {
+    const file = await tree.write('photos.rar', Buffer.concat([Buffer.from('526172211a0700', 'hex'), Buffer.alloc(200, 1)]));
     const doc = await parsed(file);
-    expect(doc).to.include({ format: 'archive', text: '', mime: 'application/x-7z-compressed' });
-    expect(doc.note).to.equal('archive (application/x-7z-compressed): members not read, indexed by name only');
+    expect(doc).to.include({ format: 'archive', text: '', mime: 'application/x-rar-compressed' });
+    expect(doc.note).to.equal('archive (application/x-rar-compressed): members not read, indexed by name only');
+  });
+
+  describe('7z (7z-wasm, in memory)', function () {
+    this.timeout(120_000);
+
+    it('reads the members of a solid and a non-solid 7z by their formats', async () => {
+      const entries = [
+        { name: 'docs/plan.txt', data: 'Quarterly plan: migrate the albatross cluster before winter.' },
+        { name: 'docs/letter.docx', data: docx('<w:p><w:r><w:t>Dear committee, the pelican survey is complete.</w:t></w:r></w:p>') },
+        { name: 'photos/cover.png', data: PNG },
+      ];
+      for (const solid of [true, false]) {
+        const doc = await parsed(await tree.write(`bundle-${solid}.7z`, await write7z(entries, { solid })));
+        expect(doc.format).to.equal('7z');
+        expect(doc.text).to.contain('[docs/plan.txt]\nQuarterly plan: migrate the albatross cluster before winter.');
+        expect(doc.text).to.contain('[docs/letter.docx]\nDear committee, the pelican survey is complete.');
+        expect(doc.text).to.contain('[photos/cover.png]');
+        expect(doc.metadata).to.include({ members: 3, membersRead: 2, membersSkipped: 0 });
+      }
+    });
+
+    it('lists encrypted members by name only, and fails an archive whose very names are encrypted', async () => {
+      const entries = [{ name: 'secret.txt', data: 'The vault code is heliotrope.' }];
+      const members = await parsed(await tree.write('locked.7z', await write7z(entries, { password: 'pw' })));
+      expect(members.text).to.equal('[secret.txt]');
+      expect(members.metadata).to.include({ members: 1, encryptedMembers: 1 });
+      const names = await parseFile(await tree.write('locked-names.7z', await write7z(entries, { password: 'pw', encryptNames: true })), OPTIONS);
+      expect(names).to.deep.include({ ok: false, code: 'encrypted' });
+    });
+
+    it('a solid 7z bomb: members past the byte budget are never decoded, listed by name with the reason', async () => {
+      const file = await tree.write(
+        'bomb.7z',
+        await write7z([
+          { name: 'a-first.txt', data: 'The first member is read.' },
+          { name: 'b-huge.txt', data: Buffer.alloc(80 * 1024 * 1024, 'h') },
+          { name: 'c-after.txt', data: 'Reaching this member means decoding 80 MB first.' },
+        ]),
+      );
+      const doc = await parsed(file);
+      expect(doc.text).to.contain('[a-first.txt]\nThe first member is read.');
+      expect(doc.text).not.to.contain('Reaching this member');
+      expect(doc.textTruncated).to.equal(true);
+      expect(doc.metadata).to.include({ members: 3, membersRead: 1, membersSkipped: 2 });
+      expect(doc.note).to.contain('not read: over the member size limit (16 MB)');
+      expect(doc.note).to.contain('not read: byte limit (7z: members past');
+    });
+
+    it("records a damaged 7z as corrupt, leaving the process's exit code alone", async () => {
+      const exitCode = process.exitCode;
+      const outcome = await parseFile(await tree.write('junk.7z', Buffer.concat([Buffer.from('377abcaf271c0004', 'hex'), Buffer.alloc(200, 1)])), OPTIONS);
+      expect(outcome).to.deep.include({ ok: false, code: 'corrupt' });
+      expect(process.exitCode).to.equal(exitCode);
+    });
   });
 });

@@ -28,6 +28,8 @@ export const MAX_MEMBERS_READ = 1000;
 export const MAX_MEMBERS_LISTED = 100_000;
 /** Time one file's members may take when the parse stage sets no deadline of its own. */
 export const ARCHIVE_TIME_MS = 30_000;
+/** Characters of the text limit kept for member names (at most a tenth of it). */
+const NAMES_RESERVE = 100_000;
 /** The opening of a member read first, to tell text, a container or a binary apart before reading more. */
 const HEAD_BYTES = 64 * 1024;
 /** Bytes per character of text wanted (as the parse stage keeps of a plain file). */
@@ -75,6 +77,8 @@ export async function extractArchive(
   let encrypted = 0;
   let chars = 0;
   let stoppedListing: string | undefined;
+  // Members' text stops short of the text limit, so one huge member does not crowd out the names of the others.
+  const textForMembers = input.maxTextChars - Math.min(NAMES_RESERVE, Math.floor(input.maxTextChars / 10));
   try {
     for await (const member of membersWithin(budget)) {
       if (member.directory) continue;
@@ -87,13 +91,13 @@ export async function extractArchive(
       const name = `${prefix}${member.name}`;
       const header = `[${name}]`;
       chars += header.length + 2;
-      const limit = budgetLimit(budget, chars, input.maxTextChars);
+      const limit = budgetLimit(budget, chars, textForMembers);
       const unreadable = limit ?? member.unread;
       const outcome: MemberOutcome = member.encrypted
         ? { kind: 'encrypted' }
         : unreadable
           ? { kind: 'skipped', reason: unreadable }
-          : await readMember(member, name, depth, budget, input.maxTextChars - chars, parser);
+          : await readMember(member, name, depth, budget, textForMembers - chars, parser);
       switch (outcome.kind) {
         case 'encrypted':
           encrypted++;
@@ -114,7 +118,7 @@ export async function extractArchive(
     }
   } catch (err) {
     if (listed === 0) throw err; // not an archive we can read at all: the registry reports it as corrupt
-    stoppedListing = `the archive breaks off after ${listed} members (${describeError(err)})`;
+    stoppedListing = `the archive ends early, after ${listed} member${listed === 1 ? '' : 's'} (cut at the byte budget, or damaged: ${describeError(err)})`;
   }
   const skippedCount = [...skipped.values()].reduce((a, b) => a + b, 0);
   const metadata = { members: listed, membersRead: read, membersSkipped: skippedCount, membersCut: cuts.length, encryptedMembers: encrypted, unreadableMembers: failures.length };

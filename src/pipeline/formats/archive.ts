@@ -182,7 +182,13 @@ async function readMember(member: ArchiveMember, name: string, depth: number, bu
   const result = await parser.extract({ bytes, extension, maxTextChars: Math.max(0, charsWanted), deadline: budget.deadline, archive: { depth, path: name, budget } });
   if (!result.ok) return result.code === 'encrypted' ? { kind: 'encrypted' } : { kind: 'failed', reason: result.reason };
   if (result.truncated) cut ??= result.note ? `cut (${result.note})` : 'cut at the text limit';
-  return { kind: 'text', text: result.text, ...(cut ? { cut } : {}) };
+  // Extractors may hand back more than asked (the parse stage cuts files exactly): a member is cut here.
+  let text = result.text;
+  if (text.length > charsWanted) {
+    text = text.slice(0, Math.max(0, charsWanted));
+    cut ??= 'cut at the text limit';
+  }
+  return { kind: 'text', text, ...(cut ? { cut } : {}) };
 }
 
 const MAX_NOTED = 3;

@@ -91,7 +91,7 @@ export async function extractArchive(
       const name = `${prefix}${member.name}`;
       const header = `[${name}]`;
       chars += header.length + 2;
-      const limit = budgetLimit(budget, chars, textForMembers);
+      const limit = budgetLimit(budget, chars >= textForMembers, input.maxTextChars);
       const unreadable = limit ?? member.unread;
       const outcome: MemberOutcome = member.encrypted
         ? { kind: 'encrypted' }
@@ -128,8 +128,8 @@ export async function extractArchive(
 }
 
 /** Which shared bound stops the next member from being read, if any. */
-function budgetLimit(budget: ArchiveBudget, chars: number, maxTextChars: number): string | undefined {
-  if (chars >= maxTextChars) return `text limit (${maxTextChars.toLocaleString('en')} characters) reached`;
+function budgetLimit(budget: ArchiveBudget, textFull: boolean, maxTextChars: number): string | undefined {
+  if (textFull) return `text limit (${maxTextChars.toLocaleString('en')} characters) reached`;
   if (Date.now() > budget.deadline) return 'time limit reached';
   if (budget.membersLeft <= 0) return `member limit (${MAX_MEMBERS_READ.toLocaleString('en')} read) reached`;
   if (budget.bytesLeft <= 0) return BYTE_LIMIT;

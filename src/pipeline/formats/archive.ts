@@ -49,6 +49,7 @@ type MemberOutcome =
   | { kind: 'failed'; reason: string };
 
 const MB = 1024 * 1024;
+export const MEMBER_LIMIT = `member limit (${MAX_MEMBERS_READ.toLocaleString('en')} read) reached`;
 const BYTE_LIMIT = `byte limit (${MAX_ARCHIVE_BYTES / MB} MB decompressed) reached`;
 
 export async function extractArchive(
@@ -131,7 +132,7 @@ export async function extractArchive(
 function budgetLimit(budget: ArchiveBudget, textFull: boolean, maxTextChars: number): string | undefined {
   if (textFull) return `text limit (${maxTextChars.toLocaleString('en')} characters) reached`;
   if (Date.now() > budget.deadline) return 'time limit reached';
-  if (budget.membersLeft <= 0) return `member limit (${MAX_MEMBERS_READ.toLocaleString('en')} read) reached`;
+  if (budget.membersLeft <= 0) return MEMBER_LIMIT;
   if (budget.bytesLeft <= 0) return BYTE_LIMIT;
   return undefined;
 }

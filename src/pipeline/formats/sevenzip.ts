@@ -10,6 +10,7 @@
  * including them): those past the byte budget, or larger than a member may be, are listed by name only.
  */
 import sevenZipPackage, { type SevenZipModule } from '7z-wasm';
+import { MEMBER_LIMIT } from './archive.js';
 import type { ArchiveBudget, ArchiveMember } from './types.js';
 
 // The package is CommonJS typed as an ES module: its factory is module.exports.default.
@@ -110,7 +111,7 @@ function extractWithin(run: Instance, listed: Listed[], budget: ArchiveBudget, m
     const extra = cost - (entry.block ? (decoded.get(entry.block) ?? 0) : 0);
     if (entry.size > maxMemberBytes) unread.set(entry, `over the member size limit (${maxMemberBytes / MB} MB)`);
     else if (spent + extra > budget.bytesLeft) unread.set(entry, `byte limit (7z: members past ${Math.floor(budget.bytesLeft / MB)} MB of decoding not reached)`);
-    else if (chosen >= budget.membersLeft) continue; // the walker lists it past the member limit itself
+    else if (chosen >= budget.membersLeft) unread.set(entry, MEMBER_LIMIT);
     else {
       spent += extra;
       chosen++;
@@ -118,6 +119,8 @@ function extractWithin(run: Instance, listed: Listed[], budget: ArchiveBudget, m
       wanted.push(entry);
     }
   }
+  // The walker charges each member's own bytes as it reads it; what decoding past unread members costs is charged here.
+  budget.bytesLeft -= spent - wanted.reduce((sum, e) => sum + e.size, 0);
   if (wanted.length > 0) {
     run.module.FS.writeFile('/wanted.txt', wanted.map((e) => e.name).join('\n'));
     // -spd: names are names, not wildcards; -y: never ask.

@@ -5,7 +5,8 @@
  *   npm run bench:torture -- [DIR] [--hostile] [--timeout S]
  * DIR defaults to ../shared/datasets/formats (the Apache Tika test documents); --hostile adds the generated
  * hostile set (test/helpers/torture-files.ts: a 500,000-page PDF, a spine-bomb EPUB, a 5M-tag DOCX, a 2M-deep HTML,
- * a 92 MB text file, a 50,000-character word, FITS, p7m, Big5 MSG, ...), written to a temporary folder.
+ * a 92 MB text file, a 50,000-character word, FITS, p7m, Big5 MSG, archive bombs (ZIP, tar.gz, 7z, 60,000 members,
+ * 20 levels deep), ...), written to a temporary folder.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';

@@ -8,6 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import CFB from 'cfb';
+import { write7z } from './sevenzip-writer.js';
+import { writeTarGzBomb } from './tar-writer.js';
 import { writeZip } from './zip-writer.js';
 
 export interface TortureFile {
@@ -156,6 +158,25 @@ export function longHeaderMail(): string {
   ].join('\r\n');
 }
 
+/** An archive nested `levels` deep: level 1 is the file, the innermost holds `bottom.txt`. */
+export function nestedZip(levels: number, bottom: string): Buffer {
+  let zip = writeZip([{ name: 'bottom.txt', data: bottom }]);
+  for (let level = levels - 1; level >= 1; level--) zip = writeZip([{ name: `level${level + 1}.zip`, data: zip }]);
+  return zip;
+}
+
+/** A zip bomb: `outer` copies of a ZIP holding `inner` members of `memberMb` MB of text each (10 x 10 x 100 MB: 10 GB). */
+export function zipBomb(outer: number, inner: number, memberMb: number): Buffer {
+  const member = Buffer.alloc(memberMb * 1024 * 1024, 'a');
+  const nested = writeZip(Array.from({ length: inner }, (_, i) => ({ name: `layer/part${i}.txt`, data: member })));
+  return writeZip(Array.from({ length: outer }, (_, i) => ({ name: `bomb${i}.zip`, data: nested, deflate: false })));
+}
+
+/** A ZIP of `count` one-line text members. */
+export function manyMembersZip(count: number): Buffer {
+  return writeZip(Array.from({ length: count }, (_, i) => ({ name: `notes/n${i}.txt`, data: `note number ${i}` })));
+}
+
 export const PEM_KEY = ['-----BEGIN RSA PRIVATE KEY-----', ...Array.from({ length: 12 }, () => 'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun'), '-----END RSA PRIVATE KEY-----'].join('\n');
 
 export const TORTURE_FILES: readonly TortureFile[] = [
@@ -170,6 +191,15 @@ export const TORTURE_FILES: readonly TortureFile[] = [
   { name: 'big5.msg', expect: 'indexed, Big5 subject and body read as Chinese (會議紀錄)', write: (f) => writeFile(f, big5Msg()) },
   { name: 'streamed.docx', expect: 'indexed (entries with data descriptors)', write: (f) => writeFile(f, docx('<w:p><w:r><w:t>Written by a streaming zip writer.</w:t></w:r></w:p>', { dataDescriptors: true })) },
   { name: 'mail-long-headers', expect: 'indexed as e-mail (subject as title) though its headers pass 4 KB', write: (f) => writeFile(f, longHeaderMail()) },
+  { name: 'zip-bomb.zip', expect: 'archive (10 GB inflated, nested): cut (text_truncated) at the text and byte limits, no timeout', write: (f) => writeFile(f, zipBomb(10, 10, 100)) },
+  { name: 'tar-bomb.tar.gz', expect: 'archive: one 1 GB member decompressed only to the 64 MB budget, cut, no timeout', write: (f) => writeTarGzBomb(f, 'huge.log', 1024 * 1024 * 1024, 'q') },
+  {
+    name: 'bomb.7z',
+    expect: 'archive: a 300 MB member in one solid block with the others: never decoded, the members behind it listed by name, cut',
+    write: async (f) => writeFile(f, await write7z([{ name: 'a.txt', data: SENTENCE }, { name: 'b-huge.txt', data: Buffer.alloc(300 * 1024 * 1024, 'h') }, { name: 'c.txt', data: SENTENCE }])),
+  },
+  { name: 'many-members.zip', expect: 'archive: 1,000 of 60,000 members read, the rest listed by name, cut', write: (f) => writeFile(f, manyMembersZip(60_000)) },
+  { name: 'deep-nest.zip', expect: 'archive: opened 2 levels deep, the rest by name, cut', write: (f) => writeFile(f, nestedZip(20, 'the bottom of the nest')) },
   { name: 'server_key.txt', expect: 'excluded by its content (a private key block)', write: (f) => writeFile(f, `Production key, do not share:\n${PEM_KEY}\n`) },
 ];
 

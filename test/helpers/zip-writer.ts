@@ -10,6 +10,8 @@ export interface ZipEntrySpec {
   data: Buffer | string;
   /** Deflate (default true). */
   deflate?: boolean;
+  /** Flag the entry as encrypted (general-purpose bit 0); its data is written as given. */
+  encrypted?: boolean;
 }
 
 export interface ZipWriteOptions {
@@ -30,7 +32,9 @@ export function writeZip(entries: readonly ZipEntrySpec[], options: ZipWriteOpti
     const deflate = entry.deflate ?? true;
     const body = deflate ? deflateRawSync(raw) : raw;
     const crc = crc32(raw);
-    const flags = 0x800 | (options.dataDescriptors ? 0x8 : 0);
+    // An encrypted entry's data starts with a 12-byte encryption header the uncompressed size does not count.
+    const size = entry.encrypted ? raw.length - 12 : raw.length;
+    const flags = 0x800 | (options.dataDescriptors ? 0x8 : 0) | (entry.encrypted ? 0x1 : 0);
     const method = deflate ? 8 : 0;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
@@ -40,7 +44,7 @@ export function writeZip(entries: readonly ZipEntrySpec[], options: ZipWriteOpti
     local.writeUInt32LE(0, 10); // time, date
     local.writeUInt32LE(options.dataDescriptors ? 0 : crc, 14);
     local.writeUInt32LE(options.dataDescriptors ? 0 : body.length, 18);
-    local.writeUInt32LE(options.dataDescriptors ? 0 : raw.length, 22);
+    local.writeUInt32LE(options.dataDescriptors ? 0 : size, 22);
     local.writeUInt16LE(name.length, 26);
     local.writeUInt16LE(0, 28);
     const parts = [local, name, body];
@@ -49,7 +53,7 @@ export function writeZip(entries: readonly ZipEntrySpec[], options: ZipWriteOpti
       descriptor.writeUInt32LE(0x08074b50, 0);
       descriptor.writeUInt32LE(crc, 4);
       descriptor.writeUInt32LE(body.length, 8);
-      descriptor.writeUInt32LE(raw.length, 12);
+      descriptor.writeUInt32LE(size, 12);
       parts.push(descriptor);
     }
     const record = Buffer.concat(parts);
@@ -62,7 +66,7 @@ export function writeZip(entries: readonly ZipEntrySpec[], options: ZipWriteOpti
     header.writeUInt32LE(0, 12);
     header.writeUInt32LE(crc, 16);
     header.writeUInt32LE(body.length, 20);
-    header.writeUInt32LE(raw.length, 24);
+    header.writeUInt32LE(size, 24);
     header.writeUInt16LE(name.length, 28);
     header.writeUInt32LE(offset, 42);
     central.push(header, name);

@@ -43,5 +43,7 @@ export async function describeBinary(bytes: Buffer): Promise<{ format: string; m
 
 export async function extractBinary(bytes: Buffer): Promise<ExtractResult> {
   const { format, mime } = await describeBinary(bytes);
-  return { ok: true, format, mime, text: '', metadata: {}, note: 'no extractable text' };
+  // ZIP and tar members are read (archive.ts); 7z, RAR and the rest have no maintained in-memory reader here.
+  const note = format === 'archive' ? `archive (${mime}): members not read, indexed by name only` : 'no extractable text';
+  return { ok: true, format, mime, text: '', metadata: {}, note };
 }

@@ -4,7 +4,7 @@
  * still gets the right reader. Anything not recognised as text ends in the binary fallback (indexed by name
  * only). Every library error is caught here and becomes a 'corrupt' failure naming the format.
  */
-import { listZip } from './archive.js';
+import { extractArchive, MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, type MemberParser } from './archive.js';
 import { describeBinary, extractBinary, knownBinary } from './binary.js';
 import { compressionOf } from './compressed.js';
 import { extractEml, extractMbox } from './email.js';
@@ -26,6 +26,8 @@ import { extractRtf, isRtf } from './rtf.js';
 import { extractPlainText } from './text.js';
 import { describeError, failure, type ExtractInput, type ExtractResult, type Extractor } from './types.js';
 import { extractXml } from './xml.js';
+import { is7z, open7z } from './sevenzip.js';
+import { isTar, tarMembers } from './tar.js';
 import { isZip, openZip, type ZipArchive } from './zip.js';
 
 export type { ExtractInput, ExtractResult } from './types.js';
@@ -84,6 +86,8 @@ async function dispatch(input: ExtractInput): Promise<ExtractResult> {
   if (isZip(bytes)) return extractFromZip(input);
   if (isOle(bytes)) return extractFromOle(input);
   if (isRtf(bytes)) return extractRtf(input);
+  if (isTar(bytes)) return extractArchive(TAR, () => tarMembers(bytes, MAX_MEMBER_BYTES), input, MEMBERS);
+  if (is7z(bytes)) return extractFrom7z(input);
   if (knownBinary(bytes)) return extractBinary(bytes);
   if (extension === 'pdf' || ZIP_EXTENSIONS.has(extension) || OLE_EXTENSIONS.has(extension)) {
     // Not the container its name promises. Exported "spreadsheets" that are really HTML or CSV are common.
@@ -102,8 +106,24 @@ async function dispatch(input: ExtractInput): Promise<ExtractResult> {
  * file is read whole: its content's opening is known only once decompressed.
  */
 export function needsWholeFile(head: Buffer): boolean {
-  return isPdf(head) || isZip(head) || isOle(head) || isRtf(head) || compressionOf(head) !== null;
+  return isPdf(head) || isZip(head) || isOle(head) || isRtf(head) || isTar(head) || is7z(head) || compressionOf(head) !== null;
 }
+
+/**
+ * The decompressed bytes worth keeping of a compressed file whose content opens with `head`: a container whole up
+ * to the size limit (past it, the file is indexed by name only), a tar up to the archive budget (a tar bomb is
+ * then read as far as that, as text_truncated), anything else its text opening.
+ */
+export function decompressedBudget(head: Buffer, maxFileBytes: number, textBytes: number): { bytes: number; whole: boolean } {
+  if (isTar(head)) return { bytes: Math.min(maxFileBytes, MAX_ARCHIVE_BYTES), whole: false };
+  return needsWholeFile(head) ? { bytes: maxFileBytes, whole: true } : { bytes: textBytes, whole: false };
+}
+
+/** Archive members are parsed by this registry (archive.ts calls back into it for each member). */
+const MEMBERS: MemberParser = { extract: extractDocument, needsWholeFile };
+const TAR = { format: 'tar', mime: 'application/x-tar' };
+const ZIP = { format: 'zip', mime: 'application/zip' };
+const SEVEN_ZIP = { format: '7z', mime: 'application/x-7z-compressed' };
 
 /** %PDF- within the first KB (some writers put junk before it, and readers accept that). */
 function isPdf(bytes: Buffer): boolean {
@@ -178,10 +198,20 @@ async function extractFromZip(input: ExtractInput): Promise<ExtractResult> {
       const kind = ooxmlKind(main);
       if (kind && main) return await extractOoxml(zip, kind, main, input);
     }
-    return listZip(zip);
+    const members = zip.members().filter((m) => !m.directory);
+    if (members.length > 0 && members.every((m) => m.encrypted)) {
+      return failure('encrypted', `ZIP archive is encrypted (password required for all ${members.length} entries)`);
+    }
+    return await extractArchive(ZIP, () => members, input, MEMBERS);
   } finally {
     zip.close();
   }
+}
+
+async function extractFrom7z(input: ExtractInput): Promise<ExtractResult> {
+  const archive = await open7z(input.bytes);
+  if (!archive.ok) return failure(archive.encrypted ? 'encrypted' : 'corrupt', archive.encrypted ? archive.reason : `7Z could not be read: ${archive.reason}`);
+  return extractArchive(SEVEN_ZIP, (budget) => archive.membersWithin(budget, MAX_MEMBER_BYTES), input, MEMBERS);
 }
 
 async function extractFromOle(input: ExtractInput): Promise<ExtractResult> {
@@ -208,6 +238,8 @@ export async function guessFormat(head: Buffer, extension: string): Promise<{ fo
   if (isRtf(head)) return { format: 'rtf', mime: 'application/rtf' };
   if (isZip(head)) return { format: ZIP_EXTENSIONS.has(extension) ? extension : 'zip', mime: 'application/zip' };
   if (isOle(head)) return { format: OLE_EXTENSIONS.has(extension) ? extension : 'ole', mime: 'application/x-ole-storage' };
+  if (isTar(head)) return TAR;
+  if (is7z(head)) return SEVEN_ZIP;
   const known = knownBinary(head);
   if (known) return known;
   if (looksLikeText(head)) return { format: 'text', mime: 'text/plain' };

@@ -17,6 +17,40 @@ export interface ExtractInput {
    * markup) and answers with what it has, marked truncated. Infinity: no limit.
    */
   deadline?: number;
+  /** Set when the bytes are a member of an archive being read (formats/archive.ts): where, and what is left. */
+  archive?: ArchiveContext;
+}
+
+/** An archive member's place: how deep it is nested, its path, and the budget shared by the whole archive. */
+export interface ArchiveContext {
+  /** 1 for a member of the file itself, 2 for a member of an archive inside it, ... */
+  depth: number;
+  /** Its path inside the file, nested archives joined by '/' ('inner.zip/notes.txt'). */
+  path: string;
+  budget: ArchiveBudget;
+}
+
+/** One member of an archive, as the ZIP or tar reader hands it over. Its name is only ever text. */
+export interface ArchiveMember {
+  name: string;
+  /** Uncompressed size as the archive declares it (the readers never return more than asked). */
+  size: number;
+  directory: boolean;
+  encrypted: boolean;
+  /** Why its content cannot be read within the budget, when the reader knows before it is asked (7z). */
+  unread?: string;
+  /** Its first `maxBytes` bytes, decompressed, in memory. */
+  read(maxBytes: number): Promise<Buffer>;
+}
+
+/** What reading one archive file may still spend, across every nesting level (archive.ts holds the limits). */
+export interface ArchiveBudget {
+  /** Decompressed bytes that may still be read from members. */
+  bytesLeft: number;
+  /** Members whose content may still be read. */
+  membersLeft: number;
+  /** Time (Date.now()) after which no further member is opened. */
+  deadline: number;
 }
 
 export interface Extracted {

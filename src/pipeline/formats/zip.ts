@@ -8,6 +8,7 @@
 import yauzl from 'yauzl';
 import { detectAll } from 'jschardet';
 import { decodeAs, strictUtf8Decode } from './encoding.js';
+import type { ArchiveMember } from './types.js';
 
 export interface ZipEntryInfo {
   name: string;
@@ -26,6 +27,8 @@ export interface ZipArchive {
    * entry is encrypted or damaged.
    */
   read(name: string, maxBytes?: number): Promise<Buffer>;
+  /** Every entry as an archive member (formats/archive.ts), in directory order, each read by its own record. */
+  members(): ArchiveMember[];
   close(): void;
 }
 
@@ -72,6 +75,12 @@ export async function openZip(bytes: Buffer): Promise<ZipArchive> {
       if (!entry) return Promise.reject(new ZipError(`entry ${name} not found`));
       return readEntry(zip, entry, name, maxBytes);
     },
+    members: () =>
+      entries.map((info, i) => ({
+        ...info,
+        size: info.uncompressedSize,
+        read: (maxBytes: number) => readEntry(zip, raw[i]!, info.name, maxBytes),
+      })),
     close: () => zip.close(),
   };
 }

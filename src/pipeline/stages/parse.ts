@@ -15,7 +15,7 @@ import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { linkRefusal, openNoFollow } from '../../lib/no-follow.js';
-import { extractDocument, guessFormat, needsWholeFile } from '../formats/index.js';
+import { decompressedBudget, extractDocument, guessFormat, needsWholeFile } from '../formats/index.js';
 import { compressionOf, decompress, innerExtension, type Compression } from '../formats/compressed.js';
 import { cleanMetadata, normalizeText } from '../formats/normalize.js';
 import { findSecret, secretReason } from './secrets.js';
@@ -131,7 +131,8 @@ type Unwrapped =
 /**
  * The content to extract: the bytes themselves, or what a single-file compression (.gz, .bz2, .xz, .zst) holds,
  * read as the file its name names without the suffix. Decompressed up to what a plain file of that content would
- * be read to (a container whole, up to the size limit; anything else its text opening): a bomb is cut there.
+ * be read to (a container whole, up to the size limit; a tar up to the archive budget; anything else its text
+ * opening): a bomb is cut there.
  */
 async function unwrap(bytes: Buffer, facts: FileFacts, maxFileBytes: number, textKeep: number): Promise<Unwrapped> {
   const compression = compressionOf(bytes);
@@ -139,8 +140,9 @@ async function unwrap(bytes: Buffer, facts: FileFacts, maxFileBytes: number, tex
   let whole = false;
   try {
     const inner = await decompress(compression, bytes, SNIFF_BYTES, (head) => {
-      whole = needsWholeFile(head);
-      return whole ? maxFileBytes : textKeep;
+      const budget = decompressedBudget(head, maxFileBytes, textKeep);
+      whole = budget.whole;
+      return budget.bytes;
     });
     return {
       ok: true,

@@ -166,19 +166,7 @@ function writeAtomic(file: string, data: Uint8Array | string): void {
 export async function buildStaticEmbedder(options: BuildOptions): Promise<BuildResult> {
   const log = options.log ?? (() => undefined);
   const params: BuildParams = { ...DEFAULT_PARAMS, ...options.params };
-  let resolved: { file: string; version: string };
-  try {
-    resolved = options.source === undefined ? resolveSource() : { file: options.source, version: 'custom' };
-  } catch (err) {
-    // The package is a devDependency: an install without it (npm ci --omit=dev after a build, the Docker image)
-    // keeps the built output, which cannot be checked against its source but is complete.
-    const meta = readMeta(options.outDir);
-    if (options.force !== true && meta !== undefined && intactFiles(options.outDir, meta) === undefined) {
-      log(`built-in embedder is in ${options.outDir} (${PACKAGE} is not installed: not checked against it)`);
-      return { built: false, outDir: options.outDir, meta };
-    }
-    throw new Error(`cannot build the built-in embedder: ${PACKAGE} is not installed (it is a devDependency: run npm ci without --omit=dev)`, { cause: err });
-  }
+  const resolved = options.source === undefined ? resolveSource() : { file: options.source, version: 'custom' };
   const source = resolved.file;
   const reason = options.force === true ? 'forced' : await staleReason(options.outDir, resolved, params);
   if (reason === undefined) {

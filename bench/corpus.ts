@@ -3,7 +3,8 @@
  * folder watched through the API, the built-in embedder) and, with --recoll when `recollindex` is installed,
  * Recoll on the same folder in the same run (its own temporary configuration, stock settings).
  *
- *   npm run bench:corpus -- DIR [--recoll] [--threads N] [--engine pglite|postgres] [--sample N]
+ *   npm run bench:corpus -- DIR [--recoll] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR]
+ *   npm run bench:corpus -- --restart-only DATA_DIR [--rounds N] [--compare OTHER/dist/src/cli.js]
  *
  * For each system: CPU seconds (user + system of every thread and helper process), CPU ms per file of DIR, wall
  * time until idle, peak RSS, the index on disk after the run and after a checkpoint (the write-ahead log apart),
@@ -13,11 +14,13 @@
  *
  * "Idle" is the moment the process last used CPU (over 2 % of a core) before 2 s of quiet, once the run says it
  * is over: the index upkeep after the last file (vector index, keyword blocks) is part of the run.
+ * --keep saves the bulk run's data directory (PGlite); --restart-only then measures only the restart, on fresh copies
+ * of it, as often as wanted, alternating with another checkout's build (--compare) for a before/after in one run.
  * The machine is shared and noisy: compare the ratios of one run, and read the load average printed with them.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -43,23 +46,35 @@ const CLI = {
     threads: { type: 'string', value: 'N', description: 'pipeline threads (queue.max_concurrency; default: the service\'s own)' },
     engine: { type: 'string', value: 'pglite|postgres', default: 'pglite', description: 'postgres: a scratch database on DATABASE_URL\'s server' },
     sample: { type: 'string', value: 'N', default: '600', description: 'files (spread over DIR) for the per-format split; 0: none' },
+    keep: { type: 'string', value: 'DATA_DIR', description: 'copy the bulk run\'s data directory (PGlite) there, for --restart-only' },
+    'restart-only': { type: 'string', value: 'DATA_DIR', description: 'only the no-change restart, on copies of a kept data directory (no DIR)' },
+    rounds: { type: 'string', value: 'N', default: '3', description: 'restarts per service with --restart-only (medians printed)' },
+    compare: { type: 'string', value: 'CLI_JS', description: 'with --restart-only: also restart another build (its dist/src/cli.js), alternating' },
   },
 } satisfies BenchCommand<BenchOptions>;
 
-const { dir, recoll, threads, engine, sample } = readBenchArgs(CLI, ({ values, positional }) => {
-  if (!positional) throw new Error('DIR is required');
+const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare } = readBenchArgs(CLI, ({ values, positional }) => {
+  const restartFrom = values['restart-only'] === undefined ? null : path.resolve(values['restart-only']);
+  if (!positional && restartFrom === null) throw new Error('DIR is required (or --restart-only DATA_DIR)');
+  if (values.compare !== undefined && restartFrom === null) throw new Error('--compare goes with --restart-only');
   const engine = choiceOption('engine', values.engine, ['pglite', 'postgres'] as const, 'pglite');
   if (engine === 'postgres' && !process.env.DATABASE_URL) throw new Error('--engine postgres needs DATABASE_URL (a server the bench may create a database on)');
+  if (engine === 'postgres' && values.keep !== undefined) throw new Error('--keep saves a PGlite data directory: not with --engine postgres');
   return {
-    dir: path.resolve(positional),
+    dir: positional ? path.resolve(positional) : '',
     recoll: values.recoll === true,
     threads: values.threads === undefined ? null : positiveInt('threads', values.threads),
     engine,
     sample: values.sample === '0' ? 0 : positiveInt('sample', values.sample!),
+    keep: values.keep === undefined ? null : path.resolve(values.keep),
+    restartFrom,
+    rounds: positiveInt('rounds', values.rounds!),
+    compare: values.compare ?? null,
   };
 });
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OWN_CLI = path.join(ROOT, 'dist', 'src', 'cli.js');
 
 /** One system's figures. */
 interface SystemRun {
@@ -86,9 +101,9 @@ interface Served {
 }
 
 /** `filesift serve` in a child process, as a user starts it; resolves once it listens (its log line says where). */
-async function serve(env: Record<string, string>, token: string): Promise<Served> {
+async function serve(env: Record<string, string>, token: string, cli = OWN_CLI): Promise<Served> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli.js'), 'serve'], {
+  const child = spawn(process.execPath, [cli, 'serve'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -172,17 +187,12 @@ async function runFilesift(corpus: string): Promise<FilesiftRun> {
     const disk = await indexBytes(dataDir, scratch?.url ?? null);
     await checkpoint(dataDir, scratch?.url ?? null);
     const checkpointed = await indexBytes(dataDir, scratch?.url ?? null);
+    if (keep) {
+      await cp(dataDir, keep, { recursive: true });
+      console.log(`data directory kept in ${keep}: npm run bench:corpus -- --restart-only ${keep}`);
+    }
 
-    // The restart with nothing changed: spawn to the reconcile's end (every job's last scan after the restart).
-    const r0 = performance.now();
-    const restartedAt = Date.now();
-    const second = await serve(env, token);
-    const rested = await untilQuiet(second.child.pid!, async () => {
-      const { jobs } = await second.client.get<{ jobs: { last_scan: string | null }[] }>('/api/watch/jobs');
-      return jobs.every((j) => j.last_scan !== null && Date.parse(j.last_scan) >= restartedAt) && (await nothingGoingOn(second.client));
-    });
-    await stop(second);
-
+    const restart = await measureRestart(env, token);
     return {
       cpuSeconds: idle.cpuSeconds,
       wallSeconds: (idle.at - t0) / 1000,
@@ -192,7 +202,7 @@ async function runFilesift(corpus: string): Promise<FilesiftRun> {
       walBytes: checkpointed.wal,
       failures: done.failed,
       failureDetail: [...failures].map(([code, n]) => `${n} ${code}`).join(', '),
-      restart: { listenSeconds: second.listenSeconds, idleSeconds: (rested.at - r0) / 1000, cpuSeconds: rested.cpuSeconds },
+      restart,
       stageSeconds: { ...done.stage_seconds },
       indexed: done.indexed,
     };
@@ -200,6 +210,57 @@ async function runFilesift(corpus: string): Promise<FilesiftRun> {
     await scratch?.drop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The restart with nothing changed: spawn to the reconcile's end (every job's last scan after the restart, nothing
+ * queued or running, then quiet).
+ */
+async function measureRestart(env: Record<string, string>, token: string, cli = OWN_CLI): Promise<SystemRun['restart']> {
+  const r0 = performance.now();
+  const restartedAt = Date.now();
+  const second = await serve(env, token, cli);
+  try {
+    const rested = await untilQuiet(second.child.pid!, async () => {
+      const { jobs } = await second.client.get<{ jobs: { last_scan: string | null }[] }>('/api/watch/jobs');
+      return jobs.every((j) => j.last_scan !== null && Date.parse(j.last_scan) >= restartedAt) && (await nothingGoingOn(second.client));
+    });
+    return { listenSeconds: second.listenSeconds, idleSeconds: (rested.at - r0) / 1000, cpuSeconds: rested.cpuSeconds };
+  } finally {
+    await stop(second);
+  }
+}
+
+/**
+ * --restart-only: restarts on copies of an indexed data directory (its PGlite index; a bulk run of a large tree
+ * takes many minutes, a restart seconds), alternating with another build's service when --compare names its
+ * cli.js, so both are measured at the same load. Each restart gets a fresh copy: a restart may write.
+ */
+async function restartOnly(source: string, rounds: number, compare: string | null): Promise<void> {
+  const services: [string, string][] = [['this build', OWN_CLI], ...(compare ? [['compared', path.resolve(compare)] as [string, string]] : [])];
+  const results = new Map<string, SystemRun['restart'][]>(services.map(([name]) => [name, []]));
+  console.log(`restart with nothing changed, ${rounds} round(s) on copies of ${source}; ${os.cpus().length} cores; load ${load()}`);
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, cli] of services) {
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-restart-'));
+      try {
+        await cp(source, dataDir, { recursive: true });
+        const token = randomBytes(16).toString('hex');
+        const env = { HOST: '127.0.0.1', PORT: '0', FILESIFT_DATA_DIR: dataDir, FILESIFT_API_TOKEN: token, FILESIFT_MODEL_PULL: 'off', LOG_LEVEL: 'info' };
+        const r = await measureRestart(env, token, cli);
+        results.get(name)!.push(r);
+        console.log(`  ${name}: listening ${r.listenSeconds!.toFixed(2)} s, idle ${r.idleSeconds.toFixed(2)} s, ${r.cpuSeconds.toFixed(2)} CPU-s; load ${load()}`);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    }
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(`\n${markdownTable(['service', 'seconds to listening', 'seconds until idle', 'CPU seconds'], services.map(([name]) => {
+    const rs = results.get(name)!;
+    return [name, median(rs.map((r) => r.listenSeconds!)).toFixed(2), median(rs.map((r) => r.idleSeconds)).toFixed(2), median(rs.map((r) => r.cpuSeconds)).toFixed(2)];
+  }))}`);
+  console.log(`\nmedians of ${rounds} round(s); load average at the end: ${load()}`);
 }
 
 /** The index's bytes: PGlite's folder (and its pg_wal apart), or the PostgreSQL database (its WAL is the server's). */
@@ -288,6 +349,7 @@ const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}Ã
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 
 async function main(): Promise<void> {
+  if (restartFrom !== null) return restartOnly(restartFrom, rounds, compare);
   const files = await listFiles(dir);
   const withRecoll = recoll && hasRecoll();
   if (recoll && !withRecoll) console.log('recollindex is not installed: filesift alone (apt-get install recoll)');

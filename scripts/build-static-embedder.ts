@@ -5,6 +5,9 @@
  *
  *   npm run build:embedder [-- --force] [-- --out DIR]      (also run by `npm run build`, as postbuild)
  *
+ * An install-time step: `npm ci` runs `prepare` (= `npm run build`), so the package, a devDependency of 294 MB,
+ * is read once there and never at run time (the Docker image builds in its first stage and copies build/ only).
+ *
  * Output (default build/models/builtin-static/): model.onnx, vocab.txt (line = id; 0 is [PAD]) and meta.json.
  * Skips in milliseconds when meta.json says the output was built by this builder version, with these
  * parameters, from the same package file (version, size, mtime) and the output files are intact (sizes).
@@ -91,6 +94,15 @@ function readMeta(outDir: string): StaticEmbedderMeta | undefined {
   }
 }
 
+/** Why the output files are not as meta.json lists them (missing, another size), or undefined when they are. */
+function intactFiles(outDir: string, meta: StaticEmbedderMeta): string | undefined {
+  for (const [file, info] of Object.entries(meta.files)) {
+    const p = path.join(outDir, file);
+    if (!existsSync(p) || statSync(p).size !== info.bytes) return `${file} missing or damaged`;
+  }
+  return undefined;
+}
+
 /**
  * Why the output must be (re)built, or undefined when it is up to date. Cheap: file stats, and the source's
  * sha256 only when its mtime moved (a reinstall of the same package version touches the file).
@@ -104,10 +116,8 @@ export async function staleReason(
   if (meta === undefined) return 'no meta.json';
   if (meta.builderVersion !== BUILDER_VERSION) return `built by builder version ${meta.builderVersion}`;
   if (meta.sif.a !== params.a || meta.sif.zipfExponent !== params.zipfExponent) return 'parameters changed';
-  for (const [file, info] of Object.entries(meta.files)) {
-    const p = path.join(outDir, file);
-    if (!existsSync(p) || statSync(p).size !== info.bytes) return `${file} missing or damaged`;
-  }
+  const damaged = intactFiles(outDir, meta);
+  if (damaged !== undefined) return damaged;
   const st = statSync(source.file);
   if (meta.source.version !== source.version || meta.source.bytes !== st.size) return 'source changed';
   if (meta.source.mtimeMs !== st.mtimeMs && meta.source.sha256 !== (await sha256File(source.file))) {

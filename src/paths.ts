@@ -18,5 +18,7 @@ export const migrationsDir = path.join(packageRoot, 'sql');
 /** Compiled JavaScript lives under dist/; worker entry points are resolved from here. */
 export const distRoot = path.join(packageRoot, 'dist');
 export const workerPath = (name: string): string => path.join(distRoot, 'workers', `${name}.js`);
+/** The built-in embedder (model.onnx, vocab.txt, meta.json), built from GloVe at install time (`npm run build:embedder`). */
+export const builtinEmbedderDir = path.join(packageRoot, 'build', 'models', 'builtin-static');
 /** The built web app (vite builds web/ into it at `npm run build`); the service serves it at `/`. */
 export const webAppDir = path.join(distRoot, 'web');

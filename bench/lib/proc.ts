@@ -88,8 +88,10 @@ export function sampleTreeRss(root: number, intervalMs = 200): { stop(): number 
 }
 
 /**
- * Watches a process's CPU time until it has been quiet (under `busyCoreShare` of one core: low, as a loaded machine starves a busy process) for `quietMs` while
- * `done()` holds: answers the moment it last worked and its CPU seconds then, so the quiet tail is not counted.
+ * Waits until `done()` holds, then watches the process's CPU time until it has been quiet (under `busyCoreShare` of
+ * one core: low, as a loaded machine starves a busy process) for `quietMs`: answers the moment it last worked and its
+ * CPU seconds then, so the quiet tail is not counted. `done()` is asked only until it holds: its own requests to
+ * the service cost CPU there, which, counted as work, pushed "idle" seconds later at every check.
  */
 export async function untilQuiet(
   pid: number,
@@ -101,17 +103,17 @@ export async function untilQuiet(
     to.cpuSeconds - from.cpuSeconds > (busyCoreShare * (to.at - from.at)) / 1000;
   let last = sample(0);
   let busy = last;
+  let finished = false;
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
     const now = sample(last.cpuSeconds);
-    if (worked(last, now)) busy = now;
+    if (worked(last, now) || !finished) busy = now;
     last = now;
-    if (now.at - busy.at < quietMs) continue;
-    // done() asks the service, which may take long when it is busy: quiet only if it did not work meanwhile.
-    const ok = await done();
-    const after = sample(now.cpuSeconds);
-    if (worked(now, after)) busy = after;
-    else if (ok) return busy;
-    last = after;
+    if (!finished) {
+      finished = await done();
+      last = sample(now.cpuSeconds); // the check's own cost is not work
+      continue;
+    }
+    if (now.at - busy.at >= quietMs) return busy;
   }
 }

@@ -51,7 +51,8 @@ export class ModelService {
     this.#pull = autoModelPull(config, bus, logger, () => this.#manager.refresh('the model was downloaded'));
     // Queries are embedded on a lane of their own, always with the model the index is built with.
     this.#lanes = new QueryLanes({ active: () => this.#manager.active, logger: logger.child({ actor: 'search' }) });
-    this.#lanes.current(); // start loading now, not at the first search
+    // The lane loads at the first search (which waits for it, ~1 s for the built-in model), not at every start:
+    // most starts are a restart at login with nothing to search yet, and the lane holds its own model in memory.
   }
 
   /** The embedder the index is built with (identity and dimension null when there is none). */

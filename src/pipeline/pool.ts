@@ -64,7 +64,9 @@ export class PipelinePool {
   #create(options: PipelinePoolOptions): Piscina {
     const pool = new Piscina({
       filename: options.workerFile ?? workerPath('pipeline.worker'),
-      minThreads: 1,
+      // Threads start with the first task: a restart with nothing to index starts none (each costs ~1.5 CPU-s
+      // of module and model loading); they stay a minute after their last task.
+      minThreads: 0,
       maxThreads: options.threads,
       idleTimeout: 60_000,
     });

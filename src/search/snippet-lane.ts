@@ -44,14 +44,15 @@ function startThread(): LaneThread {
  * a file while indexing, and a search must not wait behind them (as the query embedder's lane).
  */
 export class SnippetLane {
-  /** The running thread; a thread that ended (a crash) is replaced by the next call. */
-  #thread: LaneThread;
+  /**
+   * The running thread, started by the first call (a start with no search starts none); a thread that ended (a
+   * crash) is replaced by the next call.
+   */
+  #thread: LaneThread | null = null;
   #closed = false;
   #waiting = 0;
 
-  private constructor() {
-    this.#thread = startThread();
-  }
+  private constructor() {}
 
   static start(): SnippetLane {
     return new SnippetLane();
@@ -83,7 +84,7 @@ export class SnippetLane {
   /** A call the thread ended under (it crashed) is made once more, on a new thread: it never waits for ever. */
   async #call<T>(send: (remote: Remote<SnippetWorkerApi>) => Promise<T>, retry = true): Promise<T> {
     if (this.#closed) throw new Error('the snippet lane is closed');
-    const thread = this.#thread;
+    const thread = (this.#thread ??= startThread());
     this.#waiting++;
     try {
       return await Promise.race([send(thread.remote), thread.ended]);
@@ -98,11 +99,15 @@ export class SnippetLane {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    if (this.#thread === null) {
+      this.#closed = true;
+      return;
+    }
     // Node 20 aborts the process when a thread is terminated while its ES modules are being instantiated (see
     // pipeline/pool.ts): a lane closed right after it started first waits for the thread to answer.
     await this.#call((remote) => remote.highlight('', [])).catch(() => undefined);
     this.#closed = true;
-    const { worker, remote } = this.#thread;
+    const { worker, remote } = this.#thread!;
     remote[releaseProxy]();
     await worker.terminate();
   }

@@ -26,6 +26,13 @@ describe('PipelinePool', () => {
   });
   afterEach(() => pool.destroy());
 
+  it('starts no thread before its first task: a restart with nothing to index loads no model', async () => {
+    expect(pool.stats().threads).to.equal(0);
+    const outcome = await pool.embed({ path: '/x.txt', text: 'a first task', title: '' }, timing);
+    expect(outcome.ok).to.equal(true);
+    expect(pool.stats().threads).to.be.at.least(1);
+  });
+
   it('re-embeds stored text: chunks with the title prepended, one vector each, no analysis', async () => {
     const outcome = await pool.embed({ path: '/x.txt', text: 'Sourdough bread needs a lively starter and patience.', title: 'Baking' }, timing);
     expect(outcome.ok).to.equal(true);

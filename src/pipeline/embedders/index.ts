@@ -4,7 +4,7 @@
  * loading), so the service can report which model is active, and why, cheaply.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtinEmbedderDir } from '../../paths.js';
 import type { Embedder } from './types.js';
 import { BUILD_COMMAND, readStaticMeta, StaticEmbedder, type StaticOptions } from './static.js';
 import { missingTransformerFiles, readModelConfig } from './model-config.js';
@@ -45,8 +45,7 @@ export type EmbedderDescription =
 
 /** build/models/builtin-static at the package root (where `npm run build:embedder` writes). */
 export function defaultBuiltinDir(): string {
-  // This file runs from dist/src/pipeline/embedders/.
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../build/models/builtin-static');
+  return builtinEmbedderDir;
 }
 
 /** The transformer folder: FILESIFT_MODEL_DIR when set, else `fallback` (e.g. <data dir>/models/all-MiniLM-L6-v2). */

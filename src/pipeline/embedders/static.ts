@@ -67,12 +67,17 @@ function fold(lower: string): string {
 const NO_IDS: readonly number[] = Object.freeze([]);
 
 export class StaticTokenizer {
-  /** word → [id], one shared frozen array per word so tokenising allocates nothing per known word. */
-  private readonly vocab = new Map<string, readonly number[]>();
+  /** word → id. */
+  private readonly vocab = new Map<string, number>();
+  /**
+   * id → [id], made at a word's first sighting and shared after, so tokenising allocates nothing per known word
+   * and loading allocates nothing per vocabulary word (341k frozen arrays cost a query lane ~0.5 s at every start).
+   */
+  private readonly singles: (readonly number[] | undefined)[] = [];
 
   constructor(words: readonly string[]) {
     words.forEach((w, id) => {
-      if (id > 0 && !this.vocab.has(w)) this.vocab.set(w, Object.freeze([id])); // id 0 is [PAD]
+      if (id > 0 && !this.vocab.has(w)) this.vocab.set(w, id); // id 0 is [PAD]
     });
   }
 
@@ -104,12 +109,12 @@ export class StaticTokenizer {
 
   private lookup(key: string): readonly number[] {
     const whole = this.vocab.get(key);
-    if (whole !== undefined) return whole;
+    if (whole !== undefined) return (this.singles[whole] ??= Object.freeze([whole]));
     if (!key.includes('-')) return NO_IDS;
     const ids: number[] = [];
     for (const part of key.split('-')) {
       const p = this.vocab.get(part);
-      if (p !== undefined) ids.push(p[0] as number);
+      if (p !== undefined) ids.push(p);
     }
     return ids;
   }

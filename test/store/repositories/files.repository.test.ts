@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { openPglite } from '../../../src/store/engines/pglite.js';
-import { openPostgres } from '../../../src/store/engines/postgres.js';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
-import { openStore, type StoreApi } from '../../../src/store/store.js';
-import { createScratchDatabase, forEachEngine, type ScratchDatabase } from '../../helpers/engines.js';
+import type { StoreApi } from '../../../src/store/store.js';
+import { forEachEngine } from '../../helpers/engines.js';
+import { openTestStore, type TestStore } from '../../helpers/store.js';
 
 /**
  * File i's vector: a point on a quarter circle in the first two axes, plus a little of one of the other axes. Real
@@ -41,23 +40,15 @@ function fileWrite(path: string, dim: number, hot: number): IndexedFileWrite {
 }
 
 forEachEngine('files repository: the vector index', (engine) => {
+  let opened: TestStore;
   let db: SqlDatabase;
-  let scratch: ScratchDatabase | null = null;
   let store: StoreApi;
 
   beforeEach(async () => {
-    if (engine === 'postgres') {
-      scratch = await createScratchDatabase();
-      db = await openPostgres(scratch.url);
-    } else {
-      db = await openPglite(null);
-    }
-    store = await openStore(db);
+    opened = await openTestStore(engine);
+    ({ db, store } = opened);
   });
-  afterEach(async () => {
-    await db.close();
-    await scratch?.drop();
-  });
+  afterEach(() => opened.close());
 
   const options = async (dim: number): Promise<string[] | null> =>
     (await db.query<{ o: string[] | null }>(`SELECT c.reloptions AS o FROM pg_class c WHERE c.relname = $1`, [`chunks_embedding_hnsw_${dim}`])).rows[0]?.o ?? null;

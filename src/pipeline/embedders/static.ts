@@ -17,6 +17,7 @@ import type { Chunk } from '../types.js';
 import type { Embedder, EmbedderInfo } from './types.js';
 import { openSession, type OnnxSession } from './onnx-session.js';
 import { windows } from './windows.js';
+import { WordIndex } from '../../lib/word-index.js';
 
 /** meta.json of a built-in embedder build (written by scripts/build-static-embedder.ts). */
 export interface StaticEmbedderMeta {
@@ -67,28 +68,23 @@ function fold(lower: string): string {
 const NO_IDS: readonly number[] = Object.freeze([]);
 
 export class StaticTokenizer {
-  /** word → id. */
-  private readonly vocab = new Map<string, number>();
+  /** word → id: the id is the word's line in the vocabulary (line 0 is [PAD], never a word's id). */
+  private readonly vocab: WordIndex;
   /**
    * id → [id], made at a word's first sighting and shared after, so tokenising allocates nothing per known word
    * and loading allocates nothing per vocabulary word (341k frozen arrays cost a query lane ~0.5 s at every start).
    */
   private readonly singles: (readonly number[] | undefined)[] = [];
+  readonly size: number;
 
-  constructor(words: readonly string[]) {
-    words.forEach((w, id) => {
-      if (id > 0 && !this.vocab.has(w)) this.vocab.set(w, id); // id 0 is [PAD]
-    });
+  /** From the vocabulary's words in id order (tests), or its index (the vocabulary file, shared per thread). */
+  constructor(words: readonly string[] | WordIndex) {
+    this.vocab = words instanceof WordIndex ? words : new WordIndex(words.join('\n'));
+    this.size = this.vocab.distinct - (this.vocab.lines > 0 ? 1 : 0); // [PAD] is no word
   }
 
   static fromVocabFile(file: string): StaticTokenizer {
-    const lines = readFileSync(file, 'utf8').split('\n');
-    if (lines[lines.length - 1] === '') lines.pop();
-    return new StaticTokenizer(lines);
-  }
-
-  get size(): number {
-    return this.vocab.size;
+    return new StaticTokenizer(WordIndex.fromFile(file));
   }
 
   words(text: string): StaticWord[] {
@@ -108,15 +104,20 @@ export class StaticTokenizer {
   }
 
   private lookup(key: string): readonly number[] {
-    const whole = this.vocab.get(key);
+    const whole = this.id(key);
     if (whole !== undefined) return (this.singles[whole] ??= Object.freeze([whole]));
     if (!key.includes('-')) return NO_IDS;
     const ids: number[] = [];
     for (const part of key.split('-')) {
-      const p = this.vocab.get(part);
+      const p = this.id(part);
       if (p !== undefined) ids.push(p);
     }
     return ids;
+  }
+
+  private id(word: string): number | undefined {
+    const line = this.vocab.lineOf(word);
+    return line > 0 ? line : undefined;
   }
 }
 

@@ -8,11 +8,12 @@
  * at run time. We only have ranks, not counts, so the probability of a word is estimated with Zipf's law,
  * p(rank) ≈ 1 / (rank · H_N); its surprisal -ln p = ln(rank) + ln(H_N) is what "rarity" means below.
  *
- * The list (~2.9 MB) is read once per thread into a word → rank map (a cache, not state that changes).
+ * The list (~2.9 MB) is read once per thread into a compact index (lib/word-index.ts) that the built-in embedder's
+ * tokenizer on the same thread shares: a cache, not state that changes.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { builtinEmbedderDir } from '../../../paths.js';
+import { WordIndex } from '../../../lib/word-index.js';
 
 const PAD = '[PAD]';
 
@@ -36,21 +37,20 @@ export function backgroundFrequencies(): BackgroundFrequencies {
  * first. Throws, saying how to get one, when the file is missing or has another layout.
  */
 export function loadVocabulary(file: string): BackgroundFrequencies {
-  let text: string;
+  let words: WordIndex;
   try {
-    text = readFileSync(file, 'utf8');
+    words = WordIndex.fromFile(file);
   } catch (err) {
     throw new Error(`Cannot read the word-frequency list ${file} (${(err as NodeJS.ErrnoException).code ?? err}): build it with 'npm run build:embedder'`);
   }
-  const lines = text.split('\n');
-  if (lines[0] !== PAD) throw new Error(`Unexpected layout of ${file}: expected ${PAD} on the first line`);
-  if (lines.at(-1) === '') lines.pop();
-  const ranks = new Map<string, number>();
-  for (let r = 1; r < lines.length; r++) {
-    const word = lines[r]!;
-    if (!ranks.has(word)) ranks.set(word, r);
-  }
-  return { rank: (word) => ranks.get(word), size: lines.length - 1 };
+  if (words.lines === 0 || words.line(0) !== PAD) throw new Error(`Unexpected layout of ${file}: expected ${PAD} on the first line`);
+  return {
+    rank: (word) => {
+      const line = words.lineOf(word);
+      return line > 0 ? line : undefined;
+    },
+    size: words.lines - 1,
+  };
 }
 
 /** Natural log of the N-th harmonic number, the Zipf normaliser for this vocabulary. */

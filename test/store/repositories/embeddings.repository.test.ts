@@ -5,6 +5,7 @@ import type { IndexedFileWrite } from '../../../src/store/repositories/files.typ
 import type { SqlDatabase } from '../../../src/store/sql.js';
 import { openStore, type StoreApi } from '../../../src/store/store.js';
 import { createScratchDatabase, forEachEngine, type ScratchDatabase } from '../../helpers/engines.js';
+import { indexedFileWrite } from '../../helpers/store.js';
 
 function unit(dim: number, hot: number): Float32Array {
   const v = new Float32Array(dim);
@@ -13,22 +14,12 @@ function unit(dim: number, hot: number): Float32Array {
 }
 
 function fileWrite(path: string, contentHash: string, model: string, dim: number, chunks = 2): IndexedFileWrite {
-  const epoch = new Date(0).toISOString();
-  return {
-    facts: { path, filename: path.split('/').pop()!, extension: 'txt', size: 10, created: epoch, modified: epoch, accessed: epoch },
-    mtimeMs: 1,
-    jobId: null,
+  const embeddings = Array.from({ length: chunks }, (_, i) => unit(dim, i));
+  return indexedFileWrite(path, embeddings, {
     contentHash,
-    format: 'text',
-    mime: 'text/plain',
-    text: `the text of ${path}`,
-    textTruncated: false,
-    metadata: {},
-    note: null,
-    analysis: { title: `title of ${path}`, summary: '', keywords: [], provider: 'local' },
     embeddingModel: model,
-    chunks: Array.from({ length: chunks }, (_, i) => ({ index: i, start: 0, end: 4, text: `chunk ${i}`, embedding: unit(dim, i) })),
-  };
+    analysis: { title: `title of ${path}`, summary: '', keywords: [], provider: 'local' },
+  });
 }
 
 forEachEngine('embeddings repository', (engine) => {

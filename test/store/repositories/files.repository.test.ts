@@ -4,7 +4,7 @@ import type { SqlDatabase } from '../../../src/store/sql.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
 import type { StoreApi } from '../../../src/store/store.js';
 import { forEachEngine } from '../../helpers/engines.js';
-import { openTestStore, type TestStore } from '../../helpers/store.js';
+import { indexedFileWrite, openTestStore, type TestStore } from '../../helpers/store.js';
 
 /**
  * File i's vector: a point on a quarter circle in the first two axes, plus a little of one of the other axes. Real
@@ -21,22 +21,7 @@ function vector(dim: number, i: number): Float32Array {
 }
 
 function fileWrite(path: string, dim: number, hot: number): IndexedFileWrite {
-  const epoch = new Date(0).toISOString();
-  return {
-    facts: { path, filename: path.split('/').pop()!, extension: 'txt', size: 10, created: epoch, modified: epoch, accessed: epoch },
-    mtimeMs: 1,
-    jobId: null,
-    contentHash: path,
-    format: 'text',
-    mime: 'text/plain',
-    text: `the text of ${path}`,
-    textTruncated: false,
-    metadata: {},
-    note: null,
-    analysis: { title: path, summary: '', keywords: [], provider: 'local' },
-    embeddingModel: `model-${dim}`,
-    chunks: [{ index: 0, start: 0, end: 4, text: 'text', embedding: vector(dim, hot) }],
-  };
+  return indexedFileWrite(path, [vector(dim, hot)], { embeddingModel: `model-${dim}` });
 }
 
 forEachEngine('files repository: the vector index', (engine) => {

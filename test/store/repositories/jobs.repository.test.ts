@@ -1,26 +1,10 @@
 import { expect } from 'chai';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import { forEachEngine } from '../../helpers/engines.js';
-import { openTestStore, type TestStore } from '../../helpers/store.js';
+import { indexedFileWrite, openTestStore, type TestStore } from '../../helpers/store.js';
 
 function fileAt(path: string, jobId: number | null): IndexedFileWrite {
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  const at = new Date(0).toISOString();
-  return {
-    facts: { path, filename: name, extension: 'txt', size: 3, created: at, modified: at, accessed: at },
-    mtimeMs: 0,
-    jobId,
-    contentHash: `h-${path}`,
-    format: 'text',
-    mime: 'text/plain',
-    text: 'abc',
-    textTruncated: false,
-    metadata: {},
-    note: null,
-    analysis: { title: name, summary: '', keywords: [], provider: 'local' },
-    embeddingModel: 'm',
-    chunks: [{ index: 0, start: 0, end: 3, text: 'abc', embedding: new Float32Array([1, 0, 0]) }],
-  };
+  return indexedFileWrite(path, [new Float32Array([1, 0, 0])], { facts: { size: 3 }, mtimeMs: 0, jobId, contentHash: `h-${path}`, text: 'abc', embeddingModel: 'm' });
 }
 
 forEachEngine('createJobsRepository', (engine) => {

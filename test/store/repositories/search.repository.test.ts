@@ -7,7 +7,7 @@ import { parseSearchQuery } from '../../../src/search/query-parser.js';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import type { StoreApi } from '../../../src/store/store.js';
 import { forEachEngine } from '../../helpers/engines.js';
-import { openTestStore, type TestStore } from '../../helpers/store.js';
+import { indexedFileWrite, openTestStore, type TestStore } from '../../helpers/store.js';
 
 const DIM = 8;
 const MODEL = 'static:test';
@@ -26,22 +26,7 @@ function near(axis: number, nudge: number): Float32Array {
 }
 
 function fileWrite(name: string, embeddings: Float32Array[]): IndexedFileWrite {
-  const epoch = new Date(0).toISOString();
-  return {
-    facts: { path: `/d/${name}`, filename: name, extension: 'txt', size: 10, created: epoch, modified: epoch, accessed: epoch },
-    mtimeMs: 1,
-    jobId: null,
-    contentHash: name,
-    format: 'text',
-    mime: 'text/plain',
-    text: `the text of ${name}`,
-    textTruncated: false,
-    metadata: {},
-    note: null,
-    analysis: { title: name, summary: '', keywords: [], provider: 'local' },
-    embeddingModel: MODEL,
-    chunks: embeddings.map((embedding, index) => ({ index, start: 0, end: 4, text: `chunk ${index}`, embedding })),
-  };
+  return indexedFileWrite(`/d/${name}`, embeddings, { contentHash: name, text: `the text of ${name}`, embeddingModel: MODEL });
 }
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);

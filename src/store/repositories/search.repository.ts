@@ -91,8 +91,9 @@ const MAX_CHUNKS_PER_FILE = 32;
 /**
  * The graph search's candidate list per chunk asked for. With ef_search equal to the chunks asked for, the last of
  * them are the graph's weakest guesses: on SciFact the built-in embedder's semantic R@100 was 0.6786 with the
- * smaller graph the 100-d index now has (files.repository.ts, hnswParameters) against 0.6977 exact-ish; twice as
- * many candidates cost ~0.3 ms more per search (PGlite, 23k Debian chunk vectors).
+ * smaller graph the 100-d index now has (files.repository.ts, hnswParameters) and 0.6877 with twice the candidates,
+ * against 0.6977 with pgvector's default graph; twice as many candidates cost ~0.3 ms more per graph search
+ * (PGlite, 23k Debian chunk vectors).
  */
 const EF_SEARCH_PER_CHUNK = 2;
 /**

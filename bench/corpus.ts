@@ -3,7 +3,7 @@
  * folder watched through the API, the built-in embedder) and, with --recoll when `recollindex` is installed,
  * Recoll on the same folder in the same run (its own temporary configuration, stock settings).
  *
- *   npm run bench:corpus -- DIR [--recoll] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR]
+ *   npm run bench:corpus -- DIR [--recoll | --compare OTHER/dist/src/cli.js] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR]
  *   npm run bench:corpus -- --restart-only DATA_DIR [--rounds N] [--compare OTHER/dist/src/cli.js]
  *
  * For each system: CPU seconds (user + system of every thread and helper process), CPU ms per file of DIR, wall
@@ -16,6 +16,9 @@
  * is over: the index upkeep after the last file (vector index, keyword blocks) is part of the run.
  * --keep saves the bulk run's data directory (PGlite); --restart-only then measures only the restart, on fresh copies
  * of it, as often as wanted, alternating with another checkout's build (--compare) for a before/after in one run.
+ * --compare with DIR indexes it a second time, right after, with another checkout's build, in Recoll's column.
+ * The service logs its threads' memory every second (FILESIFT_MEMORY_LOG_MS): the table under the figures splits
+ * the peak by thread (V8 heap, memory outside it, PGlite's WASM memory; the rest is native: code, stacks, malloc).
  * The machine is shared and noisy: compare the ratios of one run, and read the load average printed with them.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -28,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ServiceClient, type ServiceEvent } from '../src/cli/client.js';
 import { formatSize } from '../src/lib/format.js';
+import type { MemorySample } from '../src/lib/thread-memory.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { pgliteDir } from '../src/store/spawn.js';
 import { createScratchDatabase } from '../test/helpers/engines.js';
@@ -49,14 +53,14 @@ const CLI = {
     keep: { type: 'string', value: 'DATA_DIR', description: 'copy the bulk run\'s data directory (PGlite) there, for --restart-only' },
     'restart-only': { type: 'string', value: 'DATA_DIR', description: 'only the no-change restart, on copies of a kept data directory (no DIR)' },
     rounds: { type: 'string', value: 'N', default: '3', description: 'restarts per service with --restart-only (medians printed)' },
-    compare: { type: 'string', value: 'CLI_JS', description: 'with --restart-only: also restart another build (its dist/src/cli.js), alternating' },
+    compare: { type: 'string', value: 'CLI_JS', description: 'another build (its dist/src/cli.js): with DIR, index DIR with it too, in Recoll\'s column; with --restart-only, restart it too, alternating' },
   },
 } satisfies BenchCommand<BenchOptions>;
 
 const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare } = readBenchArgs(CLI, ({ values, positional }) => {
   const restartFrom = values['restart-only'] === undefined ? null : path.resolve(values['restart-only']);
   if (!positional && restartFrom === null) throw new Error('DIR is required (or --restart-only DATA_DIR)');
-  if (values.compare !== undefined && restartFrom === null) throw new Error('--compare goes with --restart-only');
+  if (values.compare !== undefined && values.recoll === true) throw new Error('--compare takes Recoll\'s column: not with --recoll');
   const engine = choiceOption('engine', values.engine, ['pglite', 'postgres'] as const, 'pglite');
   if (engine === 'postgres' && !process.env.DATABASE_URL) throw new Error('--engine postgres needs DATABASE_URL (a server the bench may create a database on)');
   if (engine === 'postgres' && values.keep !== undefined) throw new Error('--keep saves a PGlite data directory: not with --engine postgres');
@@ -101,7 +105,7 @@ interface Served {
 }
 
 /** `filesift serve` in a child process, as a user starts it; resolves once it listens (its log line says where). */
-async function serve(env: Record<string, string>, token: string, cli = OWN_CLI): Promise<Served> {
+async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, onMemory?: (sample: MemorySample) => void): Promise<Served> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [cli, 'serve'], {
     env: { ...process.env, ...env },
@@ -120,6 +124,7 @@ async function serve(env: Record<string, string>, token: string, cli = OWN_CLI):
         try {
           const entry = JSON.parse(line) as { msg?: string; url?: string; level?: number };
           if (entry.msg === 'filesift is listening' && entry.url) resolve(entry.url);
+          else if (entry.msg === 'memory') onMemory?.(entry as unknown as MemorySample);
           else if ((entry.level ?? 0) >= 50) process.stderr.write(`filesift: ${line}\n`);
         } catch {
           process.stderr.write(`filesift: ${line}\n`);
@@ -147,11 +152,28 @@ async function nothingGoingOn(client: ServiceClient): Promise<boolean> {
 }
 
 interface FilesiftRun extends SystemRun {
+  /** The service's own memory samples (FILESIFT_MEMORY_LOG_MS): the one of highest RSS, and each role's highest. */
+  memory: { atPeak: MemorySample | null; roleMax: MemorySample['roles'] };
   stageSeconds: Record<string, number>;
   indexed: number;
 }
 
-async function runFilesift(corpus: string): Promise<FilesiftRun> {
+/** Keeps the sample of highest RSS, and per role the highest of each figure (taken at different moments). */
+function memoryTracker(): { add(sample: MemorySample): void; result: FilesiftRun['memory'] } {
+  const result: FilesiftRun['memory'] = { atPeak: null, roleMax: {} };
+  return {
+    result,
+    add(sample) {
+      if (!result.atPeak || sample.rss > result.atPeak.rss) result.atPeak = sample;
+      for (const [role, r] of Object.entries(sample.roles)) {
+        const max = (result.roleMax[role] ??= { threads: 0, heapTotal: 0, external: 0, wasm: 0 });
+        for (const k of ['threads', 'heapTotal', 'external', 'wasm'] as const) max[k] = Math.max(max[k], r[k]);
+      }
+    },
+  };
+}
+
+async function runFilesift(corpus: string, cli = OWN_CLI): Promise<FilesiftRun> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-corpus-'));
   const scratch = engine === 'postgres' ? await createScratchDatabase(process.env.DATABASE_URL, 'filesift_bench') : null;
   const token = randomBytes(16).toString('hex');
@@ -162,13 +184,15 @@ async function runFilesift(corpus: string): Promise<FilesiftRun> {
     FILESIFT_API_TOKEN: token,
     FILESIFT_MODEL_PULL: 'off',
     LOG_LEVEL: 'info',
+    FILESIFT_MEMORY_LOG_MS: '1000',
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
   };
   delete process.env.FILESIFT_MODEL_DIR; // the built-in embedder, as a fresh install has
   try {
     // The bulk run: watch the folder, wait for the initial scan's index_run_completed, then for quiet.
     const t0 = performance.now();
-    const first = await serve(env, token);
+    const memory = memoryTracker();
+    const first = await serve(env, token, cli, (sample) => memory.add(sample));
     const pid = first.child.pid!;
     const run: { completed: Extract<ServiceEvent, { type: 'index_run_completed' }>['data'] | null } = { completed: null };
     const failures = new Map<string, number>();
@@ -192,8 +216,9 @@ async function runFilesift(corpus: string): Promise<FilesiftRun> {
       console.log(`data directory kept in ${keep}: npm run bench:corpus -- --restart-only ${keep}`);
     }
 
-    const restart = await measureRestart(env, token);
+    const restart = await measureRestart(env, token, cli);
     return {
+      memory: memory.result,
       cpuSeconds: idle.cpuSeconds,
       wallSeconds: (idle.at - t0) / 1000,
       peakRssBytes: peak,
@@ -348,6 +373,23 @@ const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
 const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}×` : '–');
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 
+/** Where the memory went: each thread role at the sample of highest RSS, and the highest each reached. */
+function printMemory({ atPeak, roleMax }: FilesiftRun['memory']): void {
+  if (!atPeak) return;
+  const roles = Object.keys(roleMax);
+  const accounted = Object.values(atPeak.roles).reduce((sum, r) => sum + r.heapTotal + r.external + r.wasm, 0);
+  const cell = (r: MemorySample['roles'][string] | undefined): string[] =>
+    r ? [String(r.threads), mb(r.heapTotal), mb(r.external), r.wasm ? mb(r.wasm) : '–'] : ['–', '–', '–', '–'];
+  console.log(`\nMemory by thread (MB; samples every second; at the sample of highest RSS, ${mb(atPeak.rss)} MB, and each role's highest):\n`);
+  console.log(markdownTable(
+    ['thread', 'threads', 'V8 heap', 'outside the heap', 'WASM', 'highest: threads', 'V8 heap', 'outside the heap', 'WASM'],
+    [
+      ...roles.map((role) => [role, ...cell(atPeak.roles[role]), ...cell(roleMax[role])]),
+      ['rest (native: code, stacks, malloc, unanswered threads)', '', mb(atPeak.rss - accounted), '', '', '', '', '', ''],
+    ],
+  ));
+}
+
 async function main(): Promise<void> {
   if (restartFrom !== null) return restartOnly(restartFrom, rounds, compare);
   const files = await listFiles(dir);
@@ -357,8 +399,9 @@ async function main(): Promise<void> {
 
   const fs = await runFilesift(dir);
   console.log(`filesift done; load ${load()}`);
-  const rc = withRecoll ? await runRecoll(dir) : null;
-  if (rc) console.log(`recoll done; load ${load()}`);
+  const other = compare ? 'compared build' : 'Recoll';
+  const rc = compare ? await runFilesift(dir, path.resolve(compare)) : withRecoll ? await runRecoll(dir) : null;
+  if (rc) console.log(`${other} done; load ${load()}`);
 
   const n = files.length;
   const rows: (readonly string[])[] = [];
@@ -381,9 +424,10 @@ async function main(): Promise<void> {
   row('restart, nothing changed: seconds to listening', fs.restart.listenSeconds!.toFixed(1), rc ? '–' : null, '');
   both('restart, nothing changed: seconds until idle', (s) => s.restart.idleSeconds, (v) => v.toFixed(2));
   both('restart, nothing changed: CPU seconds', (s) => s.restart.cpuSeconds, (v) => v.toFixed(2));
-  console.log(`\n${markdownTable(rc ? ['figure', 'filesift', 'Recoll', 'ratio'] : ['figure', 'filesift'], rows)}`);
+  console.log(`\n${markdownTable(rc ? ['figure', 'filesift', other, 'ratio'] : ['figure', 'filesift'], rows)}`);
   console.log(`\nfilesift's run: ${fs.indexed} indexed; stage sums (index_run_completed, seconds over all threads): ` +
     Object.entries(fs.stageSeconds).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '));
+  printMemory(fs.memory);
 
   if (sample > 0) {
     const picked = spread(files, sample);

@@ -25,6 +25,8 @@ export interface ServiceConfig {
   /** Advanced/tests: a JSON manifest listing other files to pull than the model's (FILESIFT_MODEL_MANIFEST). */
   modelManifest: string | null;
   logLevel: LogLevel;
+  /** Diagnostics: log each thread's memory every this many ms (FILESIFT_MEMORY_LOG_MS; null: never). */
+  memoryLogMs: number | null;
   /** Extra Host header names accepted besides loopback names (DNS-rebinding defence). */
   allowedHosts: string[];
   /** Origins allowed by CORS; empty means no CORS headers at all. */
@@ -137,6 +139,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://`);
   }
   const modelDir = env.FILESIFT_MODEL_DIR?.trim() ? path.resolve(env.FILESIFT_MODEL_DIR.trim()) : null;
+  const memoryLogText = env.FILESIFT_MEMORY_LOG_MS?.trim();
+  const memoryLogMs = memoryLogText ? Number(memoryLogText) : null;
+  if (memoryLogMs !== null && (!Number.isInteger(memoryLogMs) || memoryLogMs < 100)) {
+    throw new ConfigError(`FILESIFT_MEMORY_LOG_MS must be an integer of at least 100 (milliseconds), got '${memoryLogText}'`);
+  }
   return {
     host,
     port,
@@ -146,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     modelDir,
     ...modelPullFromEnv(env),
     logLevel,
+    memoryLogMs,
     allowedHosts: list(env.FILESIFT_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
     corsOrigins: list(env.FILESIFT_CORS_ORIGINS),
     version: packageVersion(),

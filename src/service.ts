@@ -20,9 +20,10 @@ import { IndexUpkeep } from './indexing/upkeep.js';
 import { acquireInstanceLock } from './lib/instance-lock.js';
 import { OwnDataDir, realPathOf } from './lib/paths.js';
 import { createLogger, type Logger } from './logger.js';
+import { everyMemorySample } from './lib/thread-memory.js';
 import { ModelService } from './models/model.service.js';
 import { resolveEmbedder } from './models/resolve.js';
-import { PipelinePool } from './pipeline/pool.js';
+import { PipelinePool, type PipelinePoolOptions } from './pipeline/pool.js';
 import { SearchService } from './search/search.service.js';
 import { SnippetLane } from './search/snippet-lane.js';
 import { SettingsService } from './settings/settings.service.js';
@@ -60,6 +61,8 @@ export interface StartOptions {
   eventReplayCapacity?: number;
   /** Test seam: another pipeline worker file (e.g. one that hangs or crashes on purpose). */
   pipelineWorker?: string;
+  /** Test seam: other heap limits for the pipeline threads (a small one makes a big file run out). */
+  pipelineHeapLimits?: PipelinePoolOptions['heapLimits'];
   /** How often the model folder is checked for a model added or removed while running (default 60 s; 0 = never). */
   modelCheckIntervalMs?: number;
   /** Test seam: where the scheduler's readings come from (default: this machine). */
@@ -108,6 +111,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     if (!embedder.description.ok) logger.warn({ reason: embedder.description.reason }, 'no embedder: search will be keyword-only');
     const pool = new PipelinePool({
       ...(options.pipelineWorker ? { workerFile: options.pipelineWorker } : {}),
+      ...(options.pipelineHeapLimits ? { heapLimits: options.pipelineHeapLimits } : {}),
       threads: settings.get().queue.max_concurrency,
       modelDir: embedder.modelDir,
       builtinDir: embedder.builtinDir,
@@ -229,6 +233,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     // Watch every active job again and catch up on what changed while the service was down, or since it started.
     watcher.reconcileAll(startedAt);
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
+    if (config.memoryLogMs !== null) {
+      const stopMemoryLog = everyMemorySample(config.memoryLogMs, (sample) => logger.info(sample, 'memory'));
+      stack.push(async () => stopMemoryLog());
+    }
 
     let closing: Promise<void> | null = null;
     return {

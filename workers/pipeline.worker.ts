@@ -18,6 +18,9 @@ import {
   type ProbeTask,
   type TaskResult,
 } from '../src/pipeline/task.js';
+import { answerMemoryProbes } from '../src/lib/thread-memory.js';
+
+answerMemoryProbes('pipeline');
 
 let loaded: { key: string; embedder: Promise<Embedder> } | null = null;
 

@@ -5,11 +5,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { answerMemoryProbes } from '../src/lib/thread-memory.js';
 import { loadEmbedder } from '../src/pipeline/embedders/index.js';
 import type { Embedder } from '../src/pipeline/embedders/types.js';
 import type { QueryEmbedderData, QueryEmbedderWorkerApi } from '../src/models/query-embedder.js';
 
 if (!parentPort) throw new Error('query-embedder.worker must run as a worker thread');
+answerMemoryProbes('query-embedder');
 const { modelDir, builtinDir } = workerData as QueryEmbedderData;
 let embedder: Embedder | null = null;
 

@@ -5,10 +5,12 @@
 import { parentPort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { answerMemoryProbes } from '../src/lib/thread-memory.js';
 import { buildSnippet, highlightWords, TermMatcher, type Snippet } from '../src/search/snippet.js';
 import type { SnippetWorkerApi } from '../src/search/snippet-lane.js';
 
 if (!parentPort) throw new Error('snippet.worker must run as a worker thread');
+answerMemoryProbes('snippet');
 
 const api: SnippetWorkerApi = {
   snippets(sources, lexemes) {

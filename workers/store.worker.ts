@@ -6,18 +6,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { openPglite } from '../src/store/engines/pglite.js';
+import { answerMemoryProbes } from '../src/lib/thread-memory.js';
+import { openPglite, type PgliteDatabase } from '../src/store/engines/pglite.js';
 import type { StoreWorkerApi, StoreWorkerData } from '../src/store/protocol.js';
-import type { SqlDatabase } from '../src/store/sql.js';
 import { CallGate } from '../src/store/call-gate.js';
 import { callPriority, openStore, storeMethods, type StoreApi } from '../src/store/store.js';
 
 if (!parentPort) throw new Error('store.worker must run as a worker thread');
 const { dataDir } = workerData as StoreWorkerData;
 
-let db: SqlDatabase | null = null;
+let db: PgliteDatabase | null = null;
 let store: StoreApi | null = null;
 const gate = new CallGate();
+answerMemoryProbes('store', () => db?.wasmBytes() ?? 0);
 
 const api: StoreWorkerApi = {
   async open() {

@@ -6,10 +6,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { answerMemoryProbes } from '../src/lib/thread-memory.js';
 import type { WatcherBatch, WatcherWorkerApi, WatcherWorkerData } from '../src/actors/watcher/protocol.js';
 import { WatcherCore } from '../src/actors/watcher/watcher-core.js';
 
 if (!parentPort) throw new Error('watcher.worker must run as a worker thread');
+answerMemoryProbes('watcher');
 const data = workerData as WatcherWorkerData;
 
 const core = new WatcherCore({

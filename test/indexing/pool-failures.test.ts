@@ -70,3 +70,36 @@ describe('a misbehaving pipeline worker', () => {
     }
   });
 });
+
+describe('a file too big for a pipeline thread\'s heap', () => {
+  let t: TestService;
+  let tree: TempTree;
+  before(async () => {
+    // A small heap (the real worker, the real limit mechanism): the threads load and index ordinary files in it.
+    t = await startTestService('pglite', {}, undefined, { pipelineHeapLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 } });
+    await t.request('PUT', '/api/settings/', { 'indexing.max_text_chars': 30_000_000, 'indexing.file_timeout_seconds': 600 });
+    // ~24 MB of varied prose: its analysis needs far more than 96 MB of heap.
+    const words = Array.from({ length: 4000 }, (_, i) => `keeper${i} lighthouse${i % 97} harbour${i % 13}`).join(' ');
+    tree = await tempTree({ 'huge.txt': `${words}\n`.repeat(Math.ceil(24e6 / words.length)), 'fine.txt': 'an ordinary note about lighthouses and their keepers' });
+  });
+  after(async () => {
+    await tree.remove();
+    await t.destroy();
+  });
+
+  it('fails that file as out_of_memory with the limit in its reason, and indexes the others', async () => {
+    const run = t.service.indexing.startDirectory(tree.root, { kind: 'directory', force: true });
+    await t.service.indexing.settled();
+    expect(run.counts).to.include({ processed: 2, indexed: 1, failed: 1 });
+    const known = await t.service.store.api.files.knownUnder(tree.root);
+    const byName = Object.fromEntries(await Promise.all(known.map(async (k) => [path.basename(k.path), await t.service.store.api.files.get(k.id)])));
+    expect(byName['huge.txt']).to.include({ status: 'failed', error_code: 'out_of_memory' });
+    expect(byName['huge.txt']!.error).to.match(/more than the 96 MB a pipeline thread may use/);
+    expect(byName['fine.txt']).to.include({ status: 'indexed' });
+    // The pool replaced the thread and goes on.
+    const again = t.service.indexing.startFile(tree.path('fine.txt'), { force: true });
+    await t.service.indexing.settled();
+    expect(again.counts.indexed).to.equal(1);
+    expect((await t.request('GET', '/api/status/')).body).to.have.nested.property('worker_pool.ok', true);
+  });
+});

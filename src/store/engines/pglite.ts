@@ -58,7 +58,10 @@ export interface PgliteOptions {
  * Every query runs synchronously in WASM and blocks its thread, so the service only uses this inside the store
  * worker thread (workers/store.worker.ts).
  */
-export async function openPglite(dataDir: string | null, options: PgliteOptions = {}): Promise<SqlDatabase> {
+/** The embedded engine, and the size of its WASM memory (grown by shared_buffers, work_mem, index builds; never shrinks). */
+export type PgliteDatabase = SqlDatabase & { wasmBytes(): number };
+
+export async function openPglite(dataDir: string | null, options: PgliteOptions = {}): Promise<PgliteDatabase> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
@@ -83,5 +86,6 @@ export async function openPglite(dataDir: string | null, options: PgliteOptions 
       return result;
     },
     close: () => db.close(),
+    wasmBytes: () => db.Module.HEAPU8.byteLength,
   };
 }

@@ -1,0 +1,111 @@
+/**
+ * Where a process's memory goes, thread by thread: every thread of the service (main, store, pipeline, watcher,
+ * snippet, query embedder) answers a probe on one BroadcastChannel with its own V8 heap, its ArrayBuffers and,
+ * for the store, PGlite's WASM memory. The process's RSS alone cannot say which thread holds what (they share one
+ * address space). Nothing runs unless asked: a thread only listens (unref'd: the channel keeps no thread alive),
+ * and the service asks only when FILESIFT_MEMORY_LOG_MS is set (service.ts), for benchmarks (bench/corpus.ts).
+ */
+import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
+
+const CHANNEL = 'filesift:thread-memory';
+
+/** One thread's memory, in bytes. */
+export interface ThreadMemory {
+  /** What the thread is: 'main', 'store', 'pipeline', ... */
+  role: string;
+  threadId: number;
+  /** V8 heap committed (all spaces) and in use. */
+  heapTotal: number;
+  heapUsed: number;
+  /** Memory held outside the V8 heap by this isolate's objects: ArrayBuffers (texts, vectors), native buffers. */
+  external: number;
+  /** WebAssembly memory (PGlite's heap; it never shrinks once grown); 0 where there is none. */
+  wasm: number;
+}
+
+/** The question (`probe`) and the answers (`answer`: every thread hears every answer too, and ignores it). */
+interface Probe {
+  probe: number;
+}
+type Answer = ThreadMemory & { answer: number };
+
+/** This thread's figures now. */
+export function threadMemory(role: string, wasmBytes: () => number = () => 0): ThreadMemory {
+  const heap = getHeapStatistics();
+  const wasm = wasmBytes();
+  // V8 counts WASM memory as external too: counted once, as wasm.
+  return { role, threadId, heapTotal: heap.total_heap_size, heapUsed: heap.used_heap_size, external: Math.max(0, heap.external_memory - wasm), wasm };
+}
+
+/** Makes this thread answer memory probes as `role` (once per thread; a busy thread answers after its task). */
+export function answerMemoryProbes(role: string, wasmBytes?: () => number): void {
+  const channel = new BroadcastChannel(CHANNEL);
+  channel.unref();
+  channel.onmessage = (event) => {
+    const data = (event as { data: unknown }).data;
+    if (typeof data === 'object' && data !== null && 'probe' in data) {
+      channel.postMessage({ ...threadMemory(role, wasmBytes), answer: (data as Probe).probe } satisfies Answer);
+    }
+  };
+}
+
+let probes = 0;
+
+/**
+ * Asks every thread for its figures and gathers the answers that arrive within `waitMs` (a thread deep in a long
+ * task answers late and is left out of this round), the main thread's own first.
+ */
+export async function probeThreadMemory(waitMs = 250): Promise<ThreadMemory[]> {
+  if (!isMainThread) throw new Error('probeThreadMemory runs on the main thread');
+  const id = ++probes;
+  const channel = new BroadcastChannel(CHANNEL);
+  const answers: ThreadMemory[] = [threadMemory('main')];
+  channel.onmessage = (event) => {
+    const data = (event as { data: Partial<Answer> }).data;
+    if (data.answer !== id) return;
+    const { answer: _, ...memory } = data as Answer;
+    answers.push(memory);
+  };
+  channel.postMessage({ probe: id } satisfies Probe);
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  channel.close();
+  return answers;
+}
+
+/** One probe round, summed by role, with the process's resident memory: what FILESIFT_MEMORY_LOG_MS logs. */
+export interface MemorySample {
+  rss: number;
+  /** Per role: threads answering, and their heap committed, external and WASM bytes summed. */
+  roles: Record<string, { threads: number; heapTotal: number; external: number; wasm: number }>;
+}
+
+export async function sampleMemory(waitMs?: number): Promise<MemorySample> {
+  const threads = await probeThreadMemory(waitMs);
+  const roles: MemorySample['roles'] = {};
+  for (const t of threads) {
+    const r = (roles[t.role] ??= { threads: 0, heapTotal: 0, external: 0, wasm: 0 });
+    r.threads += 1;
+    r.heapTotal += t.heapTotal;
+    r.external += t.external;
+    r.wasm += t.wasm;
+  }
+  return { rss: process.memoryUsage.rss(), roles };
+}
+
+/** Calls `log` with a sample every `everyMs` until stopped (the timer keeps nothing alive). */
+export function everyMemorySample(everyMs: number, log: (sample: MemorySample) => void): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = async (): Promise<void> => {
+    const sample = await sampleMemory(Math.min(250, everyMs / 2));
+    if (stopped) return;
+    log(sample);
+    timer = setTimeout(() => void tick(), everyMs).unref();
+  };
+  timer = setTimeout(() => void tick(), everyMs).unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

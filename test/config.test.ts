@@ -4,7 +4,7 @@ import { checkPrivileges, ConfigError, DEFAULT_PORT, loadConfig } from '../src/c
 describe('loadConfig', () => {
   it('defaults to loopback on port 60534 with the embedded database', () => {
     const config = loadConfig({});
-    expect(config).to.include({ host: '127.0.0.1', port: DEFAULT_PORT, databaseUrl: null, apiToken: null, logLevel: 'info' });
+    expect(config).to.include({ host: '127.0.0.1', port: DEFAULT_PORT, databaseUrl: null, apiToken: null, logLevel: 'info', memoryLogMs: null });
     expect(DEFAULT_PORT).to.equal(60534);
     expect(config.dataDir).to.match(/filesift$/);
   });
@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       FILESIFT_ALLOWED_HOSTS: 'a.lan, B.lan',
       FILESIFT_CORS_ORIGINS: 'http://x',
+      FILESIFT_MEMORY_LOG_MS: '1000',
     });
     expect(config).to.deep.include({
       host: '0.0.0.0',
@@ -31,6 +32,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       allowedHosts: ['a.lan', 'b.lan'],
       corsOrigins: ['http://x'],
+      memoryLogMs: 1000,
     });
   });
 
@@ -53,6 +55,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FILESIFT_MODEL_PULL: 'always' })).to.throw(ConfigError, /FILESIFT_MODEL_PULL must be one of off, auto/);
     expect(() => loadConfig({ FILESIFT_MODEL_VARIANT: 'fp16' })).to.throw(ConfigError, /FILESIFT_MODEL_VARIANT/);
     expect(() => loadConfig({ FILESIFT_MODEL_BASE_URL: 'ftp://x' })).to.throw(ConfigError, /FILESIFT_MODEL_BASE_URL/);
+    expect(() => loadConfig({ FILESIFT_MEMORY_LOG_MS: '10' })).to.throw(ConfigError, /FILESIFT_MEMORY_LOG_MS must be an integer of at least 100/);
   });
 
   it('reads the model variables: all-MiniLM-L6-v2 (int8), never downloaded by itself, by default', () => {

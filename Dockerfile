@@ -16,7 +16,10 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 WORKDIR /app
+# MALLOC_ARENA_MAX: glibc gives each busy thread its own malloc arena; two arenas cut peak RSS by ~130 MB while
+# indexing at the same CPU (README, Memory).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=60534 \
     FILESIFT_DATA_DIR=/data

@@ -16,9 +16,9 @@ export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
 
 /**
  * Each pipeline thread's V8 heap limit. Without one V8 sizes every isolate for the whole machine and lets old space
- * grow up to four times its live size before it collects; under 512 MB it grows by at most twice. Measured on 1,060
- * Debian documents (README, Memory): the pipeline threads' heaps at the peak 521 → ~250-300 MB for two threads. A
- * 2,000,000-character text (the default text limit) indexes in 96 MB; a file that needs more than the limit ends
+ * grow far past its live data before it collects; with a small limit it collects sooner (more CPU: README, Memory).
+ * Measured on 1,060 Debian documents: the two pipeline threads' heaps at the peak 521 → ~250-300 MB. A
+ * 2,000,000-character text (the default text limit) indexes within 96 MB; a file that needs more than the limit ends
  * as 'out_of_memory' (its thread is replaced), never a crash of the service. The young generation keeps V8's
  * default: capping it (16 MB) saved no memory measurable here and means more scavenges.
  */

@@ -7,12 +7,6 @@ import ort from 'onnxruntime-node';
 export interface SessionOptions {
   /** Threads for one operator (default 1). */
   intraOpThreads?: number;
-  /**
-   * onnxruntime's CPU arena (default on): it keeps the largest batch's buffers for the next run and never gives
-   * them back. Worth it for a transformer; a word-vector average allocates little, and each thread's arena was
-   * resident memory for nothing (the built-in embedder turns it off).
-   */
-  memoryArena?: boolean;
 }
 
 export interface FloatOutput {
@@ -37,8 +31,6 @@ export async function openSession(model: string | Uint8Array, options: SessionOp
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    enableCpuMemArena: options.memoryArena ?? true,
-    enableMemPattern: options.memoryArena ?? true,
     graphOptimizationLevel: 'all',
     logSeverityLevel: 3, // errors only: ORT's warnings about unused initializers are noise here
   };

@@ -169,7 +169,7 @@ export class StaticEmbedder implements Embedder {
       throw new Error(`the built-in embedder is not built in ${dir}: run \`${BUILD_COMMAND}\``);
     }
     const tokenizer = StaticTokenizer.fromVocabFile(path.join(dir, 'vocab.txt'));
-    const session = await openSession(path.join(dir, 'model.onnx'), { ...options, memoryArena: false });
+    const session = await openSession(path.join(dir, 'model.onnx'), options);
     const info: EmbedderInfo = { kind: 'static', model: meta.model, dimension: meta.dimension };
     return new StaticEmbedder(info, tokenizer, session, meta.graph.output, options);
   }

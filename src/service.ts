@@ -12,7 +12,7 @@ import type { ServiceConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { FilterEditor } from './filters/filter-editor.js';
 import { FilterService } from './filters/filter.service.js';
-import { createApp, startingListener } from './http/app.js';
+import { startingListener } from './http/starting.js';
 import { FilterRunner } from './indexing/filter-runner.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
@@ -97,6 +97,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const stopServer = () => closeServer(server, () => sessions?.closeAll());
   try {
     await mkdir(config.dataDir, { recursive: true });
+    // The HTTP front end (Koa, the routes and their schemas: most of the modules a start loads) loads on this
+    // thread while the store opens on its own; it is needed only once the services exist.
+    const httpModule = import('./http/app.js');
+    httpModule.catch(() => undefined); // a failure is thrown where it is awaited, below
     const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
     stack.push(() => store.close());
     phases.store_open_ms = Math.round(performance.now());
@@ -200,6 +204,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     stack.push(() => snippets.close());
     const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => models.queryLane(), snippets });
     const status = new StatusService(store, config.version, { embedder: models, worker_pool: indexing, watcher, queue, scheduler }, () => watcher.ready);
+    const { createApp } = await httpModule;
     const http = createApp({
       config,
       logger,

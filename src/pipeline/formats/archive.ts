@@ -13,6 +13,7 @@
 import path from 'node:path';
 import { compressionOf, decompress, innerExtension, type Decompressed } from './compressed.js';
 import { looksLikeText } from './encoding.js';
+import { memberHeader } from './member-header.js';
 import { isTar } from './tar.js';
 import { describeError, type ArchiveBudget, type ArchiveMember, type ExtractInput, type ExtractResult, type Extractor } from './types.js';
 
@@ -90,7 +91,7 @@ export async function extractArchive(
       }
       listed++;
       const name = `${prefix}${member.name}`;
-      const header = `[${name}]`;
+      const header = memberHeader(name);
       chars += header.length + 2;
       const limit = budgetLimit(budget, chars >= textForMembers, input.maxTextChars);
       const unreadable = limit ?? member.unread;

@@ -2,6 +2,7 @@
  * The local analyzer: title, extractive summary and keywords from the text alone, offline and deterministic.
  * Source code, delimited tables and prose each get their own block structure; the rest is shared.
  */
+import { ARCHIVE_FORMATS, splitMembers } from '../../formats/member-header.js';
 import type { Analysis, ParsedDocument } from '../../types.js';
 import type { Block } from './blocks.js';
 import { proseBlocks } from './blocks.js';
@@ -26,6 +27,8 @@ const NEVER_TABLE_FORMATS = new Set(['markdown', 'html', 'xml']);
 
 type Shape =
   | { kind: 'prose'; blocks: Block[] }
+  /** An archive: its members' text as prose; their paths are neither headings nor sentences. */
+  | { kind: 'archive'; blocks: Block[]; members: string[] }
   | { kind: 'code'; blocks: Block[]; leadingComment?: number }
   | { kind: 'table'; blocks: Block[]; table: TableShape };
 
@@ -35,6 +38,7 @@ export function analyzeLocally(doc: ParsedDocument, options: LocalAnalyzeOptions
   const shape = shapeOf(doc, text);
 
   const metadataTitle = meaningfulMetadataTitle(doc.metadata.title, doc.filename);
+  // An archive is named by its file, not by whichever heading its first member starts with.
   const headingTitle = shape.kind === 'prose' ? firstHeading(shape.blocks) : undefined;
   const title = metadataTitle ?? headingTitle ?? titleFromFilename(doc.filename);
 
@@ -66,6 +70,10 @@ function capText(text: string, maxInputChars: number): string {
 }
 
 function shapeOf(doc: ParsedDocument, text: string): Shape {
+  if (ARCHIVE_FORMATS.has(doc.format)) {
+    const members = splitMembers(text);
+    return { kind: 'archive', blocks: members.flatMap((member) => proseBlocks(member.text)), members: members.map((member) => member.name) };
+  }
   if (isCodeFile(doc.extension, doc.filename) && doc.format !== 'markdown') {
     const { blocks, leadingComment } = codeBlocks(text, doc.extension, doc.filename);
     return leadingComment === undefined ? { kind: 'code', blocks } : { kind: 'code', blocks, leadingComment };
@@ -91,6 +99,11 @@ function summaryOf(shape: Shape, analysis: TextAnalysis, text: string, blockOffs
   }
   const prose = inBlocks((block) => ['paragraph', 'list'].includes(shape.blocks[block]?.kind ?? ''));
   if (prose.length > 0) return summarize(prose, analysis.tokens, options);
+  // An archive without prose (pictures, binaries): what it holds.
+  if (shape.kind === 'archive' && shape.members.length > 0) {
+    const count = `${shape.members.length.toLocaleString('en')} member${shape.members.length === 1 ? '' : 's'}`;
+    return truncate(`${count}: ${shape.members.join(', ')}`, maxChars);
+  }
   // No prose at all (only headings, tables or code): the first block that is not the title line.
   const rest = shape.blocks.slice(shape.blocks[0]?.kind === 'heading' && shape.blocks.length > 1 ? 1 : 0);
   return truncate(rest.map((block) => block.text).join(' ').replace(/\s+/g, ' ').trim(), maxChars);

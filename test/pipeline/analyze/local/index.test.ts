@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { readdirSync } from 'node:fs';
 import { analyzeLocally } from '../../../../src/pipeline/analyze/local/index.js';
+import { extractDocument } from '../../../../src/pipeline/formats/index.js';
+import { writeZip } from '../../../helpers/zip-writer.js';
 import { sharedPath } from '../../../helpers/shared.js';
 import { docFrom, flat, scifact } from '../helpers.js';
 
@@ -221,6 +223,39 @@ describe('analyzeLocally', () => {
       expect(capped.keywords.join(' ')).not.to.match(/xylophonist|zanzibar/i);
       const whole = analyzeLocally(docFrom('ash.txt', text), { maxInputChars: 1_000_000 });
       expect(whole.keywords.join(' ')).to.match(/xylophonist/i);
+    });
+  });
+  context('on an archive (members under "[path]" lines)', () => {
+    async function archiveDoc(filename: string, entries: { name: string; data: Buffer }[]) {
+      const result = await extractDocument({ bytes: writeZip(entries), extension: 'zip', maxTextChars: 100_000 });
+      if (!result.ok) throw new Error(`not extracted: ${JSON.stringify(result)}`);
+      return docFrom(filename, result.text, { format: result.format, mime: result.mime, metadata: result.metadata });
+    }
+    const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 1]);
+
+    it("is titled by its file name, summarised from its members' sentences, never their paths", async () => {
+      const doc = await archiveDoc('field-notes.zip', [
+        { name: 'notes/spring.txt', data: Buffer.from('Birds return early in spring. The cormorant colony on the lake grew by a third this year.') },
+        { name: 'shopping.txt', data: Buffer.from('Remember the hardware store for nails and glue.') },
+        { name: 'img/photo.jpg', data: JPEG },
+      ]);
+      expect(doc.format).to.equal('zip');
+      const analysis = analyzeLocally(doc, OPTIONS);
+      expect(analysis.title).to.equal('field notes');
+      expect(analysis.summary).to.include('cormorant colony');
+      expect(analysis.summary).not.to.match(/\[|\]|spring\.txt|photo/);
+      expect(analysis.keywords).to.include('cormorant');
+      expect(analysis.keywords).not.to.include.members(['jpg', 'img', 'txt']);
+    });
+
+    it('without any text, says what it holds', async () => {
+      const doc = await archiveDoc('photos-2019.zip', [
+        { name: 'p/1.jpg', data: JPEG },
+        { name: 'p/2.jpg', data: JPEG },
+      ]);
+      const analysis = analyzeLocally(doc, OPTIONS);
+      expect(analysis.title).to.equal('photos 2019');
+      expect(analysis.summary).to.equal('2 members: p/1.jpg, p/2.jpg');
     });
   });
 });

@@ -122,6 +122,15 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(pipeline|store|lib|types)/|^src/paths\\.ts$|^src/actors/watcher/(watcher-core|move-pairer|protocol)\\.ts$|^src/models/query-embedder\\.ts$|^src/search/snippet(-lane)?\\.ts$' },
     },
     {
+      name: 'extractors-stay-in-the-threads',
+      comment:
+        'The format extractors (and the parse stage that loads them all) run in the pipeline threads: imported on the ' +
+        'main thread they cost every start ~0.5 CPU-s and ~35 MB of modules it never runs (stages/stat.ts stats a file)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/pipeline/' },
+      to: { path: '^src/pipeline/(formats/|stages/parse\\.ts$)', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-orphans',
       comment: 'Every module is used by something (entry points, workers and declarations excepted)',
       severity: 'error',

@@ -91,7 +91,7 @@ interface SystemRun {
   walBytes: number | null;
   failures: number;
   failureDetail: string;
-  restart: { listenSeconds: number | null; idleSeconds: number; cpuSeconds: number };
+  restart: { listenSeconds: number | null; idleSeconds: number; cpuSeconds: number; phases?: StartUpPhases | null };
 }
 
 // ------------------------------------------------------------------------------------------------- filesift
@@ -102,7 +102,19 @@ interface Served {
   /** Seconds from spawn to "filesift is listening". */
   listenSeconds: number;
   exited: Promise<void>;
+  /** The service's "start-up phases" log line, once it has come (ms since its process began; null before). */
+  phases: StartUpPhases | null;
 }
+
+/** What the service logs once its watched folders are watched and reconciled (src/service.ts). */
+type StartUpPhases = Record<'modules_loaded_ms' | 'store_open_ms' | 'listening_ms' | 'watching_ms' | 'reconciled_ms', number>;
+const PHASES: [keyof StartUpPhases, string][] = [
+  ['modules_loaded_ms', 'modules loaded'],
+  ['store_open_ms', 'store open'],
+  ['listening_ms', 'listening'],
+  ['watching_ms', 'folders watched'],
+  ['reconciled_ms', 'reconciled'],
+];
 
 /** `filesift serve` in a child process, as a user starts it; resolves once it listens (its log line says where). */
 async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, onMemory?: (sample: MemorySample) => void): Promise<Served> {
@@ -112,6 +124,7 @@ async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, 
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let phases: StartUpPhases | null = null;
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = '';
     child.stderr!.setEncoding('utf8');
@@ -123,6 +136,7 @@ async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, 
         buffer = buffer.slice(nl + 1);
         try {
           const entry = JSON.parse(line) as { msg?: string; url?: string; level?: number };
+          if (entry.msg?.startsWith('start-up phases')) phases = entry as unknown as StartUpPhases;
           if (entry.msg === 'filesift is listening' && entry.url) resolve(entry.url);
           else if (entry.msg === 'memory') onMemory?.(entry as unknown as MemorySample);
           else if ((entry.level ?? 0) >= 50) process.stderr.write(`filesift: ${line}\n`);
@@ -133,7 +147,16 @@ async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, 
     });
     void exited.then(() => reject(new Error(`filesift serve exited with ${child.exitCode} before listening`)));
   });
-  return { child, client: new ServiceClient(url, token), listenSeconds: (performance.now() - t0) / 1000, exited };
+  const listenSeconds = (performance.now() - t0) / 1000;
+  return {
+    child,
+    client: new ServiceClient(url, token),
+    listenSeconds,
+    exited,
+    get phases() {
+      return phases;
+    },
+  };
 }
 
 async function stop(served: Served): Promise<void> {
@@ -250,7 +273,7 @@ async function measureRestart(env: Record<string, string>, token: string, cli = 
       const { jobs } = await second.client.get<{ jobs: { last_scan: string | null }[] }>('/api/watch/jobs');
       return jobs.every((j) => j.last_scan !== null && Date.parse(j.last_scan) >= restartedAt) && (await nothingGoingOn(second.client));
     });
-    return { listenSeconds: second.listenSeconds, idleSeconds: (rested.at - r0) / 1000, cpuSeconds: rested.cpuSeconds };
+    return { listenSeconds: second.listenSeconds, idleSeconds: (rested.at - r0) / 1000, cpuSeconds: rested.cpuSeconds, phases: second.phases };
   } finally {
     await stop(second);
   }
@@ -285,6 +308,15 @@ async function restartOnly(source: string, rounds: number, compare: string | nul
     const rs = results.get(name)!;
     return [name, median(rs.map((r) => r.listenSeconds!)).toFixed(2), median(rs.map((r) => r.idleSeconds)).toFixed(2), median(rs.map((r) => r.cpuSeconds)).toFixed(2)];
   }))}`);
+  // Where each start went, from the service's own "start-up phases" line (a build older than that line has none).
+  const phaseMedian = (rs: SystemRun['restart'][], key: keyof StartUpPhases): string => {
+    const values = rs.flatMap((r) => (r.phases ? [r.phases[key] / 1000] : []));
+    return values.length === 0 ? '–' : median(values).toFixed(2);
+  };
+  console.log(`\nseconds since the process began, when each start-up phase ended (median):\n\n${markdownTable(
+    ['service', ...PHASES.map(([, label]) => label)],
+    services.map(([name]) => [name, ...PHASES.map(([key]) => phaseMedian(results.get(name)!, key))]),
+  )}`);
   console.log(`\nmedians of ${rounds} round(s); load average at the end: ${load()}`);
 }
 

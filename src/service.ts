@@ -12,7 +12,7 @@ import type { ServiceConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { FilterEditor } from './filters/filter-editor.js';
 import { FilterService } from './filters/filter.service.js';
-import { createApp, startingListener } from './http/app.js';
+import { startingListener } from './http/starting.js';
 import { FilterRunner } from './indexing/filter-runner.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
@@ -81,6 +81,8 @@ export interface StartOptions {
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const startedAt = Date.now();
+  // Start-up phases, in ms since the process began (module loading comes before this line): logged once idle.
+  const phases: Record<string, number> = { modules_loaded_ms: Math.round(performance.now()) };
   // Nothing is created or opened before we know we are the only service on this data directory and the port is
   // ours: a second start is refused in a line naming the first (InstanceLockedError), or EADDRINUSE.
   const lock = await acquireInstanceLock(await realPathOf(config.dataDir));
@@ -98,8 +100,13 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const stopServer = () => closeServer(server, () => sessions?.closeAll());
   try {
     await mkdir(config.dataDir, { recursive: true });
+    // The HTTP front end (Koa, the routes and their schemas: most of the modules a start loads) loads on this
+    // thread while the store opens on its own; it is needed only once the services exist.
+    const httpModule = import('./http/app.js');
+    httpModule.catch(() => undefined); // a failure is thrown where it is awaited, below
     const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
     stack.push(() => store.close());
+    phases.store_open_ms = Math.round(performance.now());
     const ownData = new OwnDataDir(config.dataDir);
     const bus = new EventBus({ replayCapacity: options.eventReplayCapacity ?? 1000 });
     const settings = await SettingsService.load(store.api.config, logger.child({ actor: 'settings' }), bus);
@@ -201,6 +208,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     stack.push(() => snippets.close());
     const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => models.queryLane(), snippets });
     const status = new StatusService(store, config.version, { embedder: models, worker_pool: indexing, watcher, queue, scheduler }, () => watcher.ready);
+    const { createApp } = await httpModule;
     const http = createApp({
       config,
       logger,
@@ -231,8 +239,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     // In the background, after start-up: probe a transformer, re-embed files of another model, fetch the model.
     models.start(indexing, options.modelCheckIntervalMs ?? 60_000);
     // Watch every active job again and catch up on what changed while the service was down, or since it started.
-    watcher.reconcileAll(startedAt);
+    const reconcile = watcher.reconcileAll(startedAt);
+    phases.listening_ms = Math.round(performance.now());
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
+    void logStartUpPhases(logger, phases, reconcile);
     if (config.memoryLogMs !== null) {
       const stopMemoryLog = everyMemorySample(config.memoryLogMs, (sample) => logger.info(sample, 'memory'));
       stack.push(async () => stopMemoryLog());
@@ -304,4 +314,18 @@ async function closeServer(server: Server, endStreams: () => void): Promise<void
   const timer = setTimeout(() => server.closeAllConnections(), 5000);
   await closed;
   clearTimeout(timer);
+}
+
+/**
+ * One info line once every watched folder is watched and reconciled: where the start went, phase by phase (ms
+ * since the process began), and the process's CPU seconds so far (all its threads), so a slow start shows which
+ * phase grew.
+ */
+async function logStartUpPhases(logger: Logger, phases: Record<string, number>, reconcile: { watching: Promise<void>; reconciled: Promise<void> }): Promise<void> {
+  await reconcile.watching;
+  phases.watching_ms = Math.round(performance.now());
+  await reconcile.reconciled;
+  phases.reconciled_ms = Math.round(performance.now());
+  const cpu = process.cpuUsage();
+  logger.info({ ...phases, cpu_seconds: Math.round((cpu.user + cpu.system) / 1e4) / 100 }, 'start-up phases: watched folders watched and reconciled');
 }

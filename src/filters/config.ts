@@ -8,12 +8,14 @@
  */
 import { Value } from 'typebox/value';
 import { defaultFilterConfig } from './defaults.js';
+import { activeLists } from './matcher.js';
 import { patternKey, normalisePatternText, validatePattern } from './pattern.js';
 import type { PatternContext } from './pattern.js';
 import { FilterConfigSchema, MAX_PATTERNS_PER_LIST } from './schema.js';
 import type { FilterConfig, FilterConfigUpdate, FilterMode, ModeListField, PatternListName } from './schema.js';
 
 export { validatePattern } from './pattern.js';
+export { activeLists } from './matcher.js';
 export type { PatternCheck, PatternContext } from './pattern.js';
 
 export const MODE_LIST_FIELDS: readonly ModeListField[] = [
@@ -91,12 +93,6 @@ export function normaliseConfig(config: FilterConfig): FilterConfig {
   };
 }
 
-/** The active mode's lists. */
-export function activeLists(config: FilterConfig): { exclude: string[]; include: string[] } {
-  return config.mode === 'blacklist'
-    ? { exclude: config.blacklist_exclude, include: config.blacklist_include }
-    : { exclude: config.whitelist_exclude, include: config.whitelist_include };
-}
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((p, i) => patternKey(p) === patternKey(b[i] as string));

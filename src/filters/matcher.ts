@@ -15,7 +15,6 @@
  * verdicts are cached, so a file decision usually costs one level of work (see bench/filters-matcher.ts).
  */
 import picomatch from 'picomatch';
-import { activeLists } from './config.js';
 import { GLOB_CHARS, parsePattern, PICOMATCH_OPTIONS } from './pattern.js';
 import type { ParsedPattern } from './pattern.js';
 import { normaliseRelativePath } from './paths.js';
@@ -340,4 +339,14 @@ export function compileFilePattern(
   if (!parsed.ok) return parsed;
   const filter = new CompiledFilter('whitelist', [], [parsed.parsed.source], { ...options, cacheSize: 10_000 });
   return { ok: true, matcher: { pattern: parsed.parsed.source, matches: (relativePath) => filter.isIndexed(relativePath, 'file') } };
+}
+
+/**
+ * The active mode's lists. Here, not in config.ts: the matcher runs in the watcher's thread too, which must not
+ * load typebox (~700 modules) for it.
+ */
+export function activeLists(config: FilterConfig): { exclude: string[]; include: string[] } {
+  return config.mode === 'blacklist'
+    ? { exclude: config.blacklist_exclude, include: config.blacklist_include }
+    : { exclude: config.whitelist_exclude, include: config.whitelist_include };
 }

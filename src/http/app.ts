@@ -1,9 +1,7 @@
-import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps } from './deps.js';
 import { jsonBodyMiddleware } from './middleware/body.js';
-import { createError } from './errors.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { securityMiddleware } from './middleware/security.js';
 import { isPublicPath, webAppMiddleware } from './middleware/web-app.js';
@@ -56,15 +54,3 @@ export function createApp(deps: AppDeps): HttpApp {
   return { app, sessions, router };
 }
 
-/**
- * What the port answers while the service starts (it is bound first, so a taken port is found before anything
- * is opened): 503 with the usual error body, and a Retry-After.
- */
-export function startingListener(): RequestListener {
-  const error = createError('service_unavailable', 'filesift is starting; try again in a moment');
-  const body = JSON.stringify({ success: false, code: error.code, message: error.message });
-  return (_req, res) => {
-    res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', connection: 'close' });
-    res.end(body);
-  };
-}

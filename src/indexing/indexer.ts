@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../logger.js';
 import type { AnalyzeOptions } from '../pipeline/stages/analyze.js';
-import { statFile } from '../pipeline/stages/parse.js';
+import { statFile } from '../pipeline/stages/stat.js';
 import type { PipelinePool, RunOptions } from '../pipeline/pool.js';
 import type { FileFacts, ParsedDocument } from '../pipeline/types.js';
 import type { Settings } from '../settings/schema.js';

@@ -231,13 +231,19 @@ export class IndexingService {
       signal: run.signal,
     };
     // The walk below goes at the pipeline's pace; a count ahead of it (folder listings only) makes the total real
-    // within seconds, so the progress bar and the ETA mean something from the start.
-    void countFiles(directory, walkOptions).then(
-      (counted) => {
-        if (!counted.aborted && counted.rootError === null) run.estimateTotal(counted.files);
-      },
-      (err: unknown) => this.deps.logger.warn({ err, path: directory }, 'counting the files ahead of the scan failed'),
-    );
+    // within seconds, so the progress bar and the ETA mean something from the start. A start-up reconcile finds
+    // the folder already indexed: the files the index knows there are the estimate, and the tree is walked once
+    // at every start instead of twice.
+    if (options.kind === 'reconcile' && known.size > 0) {
+      run.estimateTotal(known.size);
+    } else {
+      void countFiles(directory, walkOptions).then(
+        (counted) => {
+          if (!counted.aborted && counted.rootError === null) run.estimateTotal(counted.files);
+        },
+        (err: unknown) => this.deps.logger.warn({ err, path: directory }, 'counting the files ahead of the scan failed'),
+      );
+    }
     const walk = walkFiles(directory, {
       ...walkOptions,
       onError: (error) => {

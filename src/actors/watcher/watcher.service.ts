@@ -96,13 +96,18 @@ export class WatcherService {
 
   /**
    * Start-up: every active job is watched again, then diffed against the disk (files changed while the
-   * service was down, or lost in a crash, are caught up; vanished ones removed). Returns at once.
+   * service was down, or lost in a crash, are caught up; vanished ones removed). Returns at once, with two
+   * promises for the start-up phases: every job watched (`watching`), and every job's scan over (`reconciled`).
    */
-  reconcileAll(serviceStartedAt?: number): void {
+  reconcileAll(serviceStartedAt?: number): { watching: Promise<void>; reconciled: Promise<void> } {
     // Files changed since the service started, seen while the watcher starts, are queued at once (the reconcile
     // scan would find them too, but only once it reaches them).
     const options = serviceStartedAt === undefined ? {} : { catchUpSince: serviceStartedAt };
-    for (const job of this.#deps.jobs.list()) if (job.is_active) this.#begin(job, 'reconcile', options);
+    const begun = this.#deps.jobs.list().flatMap((job) => (job.is_active ? [this.#begin(job, 'reconcile', options)] : []));
+    return {
+      watching: Promise.all(begun.map((w) => w.started)).then(() => undefined),
+      reconciled: Promise.all(begun.map((w) => this.settled(w.job.id))).then(() => undefined),
+    };
   }
 
   add(request: NewWatchJob): Promise<AddJobResult> {

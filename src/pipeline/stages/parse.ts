@@ -11,15 +11,15 @@
  * The text is then checked for secrets (stages/secrets.ts): a file holding a key or a token is kept out.
  */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { linkRefusal, openNoFollow } from '../../lib/no-follow.js';
+import { openNoFollow } from '../../lib/no-follow.js';
 import { decompressedBudget, extractDocument, guessFormat, needsWholeFile } from '../formats/index.js';
 import { compressionOf, decompress, innerExtension, type Compression } from '../formats/compressed.js';
 import { cleanMetadata, normalizeText } from '../formats/normalize.js';
 import { findSecret, secretReason } from './secrets.js';
-import type { FileFacts, ParsedDocument, ParseFailureCode, ParseOutcome } from '../types.js';
+import { factsOf, fileSystemFailure, notAFile, type Failure } from './stat.js';
+import type { FileFacts, ParsedDocument, ParseOutcome } from '../types.js';
 
 export interface ParseOptions {
   /** Files larger than this are not read for text (hashed by streaming, indexed by name only). */
@@ -33,10 +33,6 @@ export interface ParseOptions {
   timeBudgetMs?: number;
 }
 
-export type StatOutcome = { ok: true; facts: FileFacts } | { ok: false; code: ParseFailureCode; reason: string };
-
-type Failure = { ok: false; code: ParseFailureCode; reason: string };
-
 const HASH_CHUNK = 1 << 20;
 /** The opening read to decide what a file is (magic numbers, container signatures, text or binary). */
 const SNIFF_BYTES = 64 * 1024;
@@ -45,20 +41,6 @@ const SNIFF_BYTES = 64 * 1024;
  * character, and markup and runs of whitespace shrink when extracted, so twice that.
  */
 const TEXT_PREFIX_CHARS_FACTOR = 8;
-
-/** File system facts without reading the file (what the scanner compares: size and mtime). */
-export async function statFile(filePath: string): Promise<StatOutcome> {
-  const absolute = path.resolve(filePath);
-  try {
-    // lstat: a link is not followed (lib/no-follow.ts), so it is "not a file" here, as the parse stage finds.
-    const stats = await fs.lstat(absolute);
-    if (stats.isSymbolicLink()) return { ok: false, code: 'not_a_file', reason: linkRefusal(absolute) };
-    if (!stats.isFile()) return notAFile(absolute, stats);
-    return { ok: true, facts: factsOf(absolute, stats) };
-  } catch (err) {
-    return fileSystemFailure(absolute, err);
-  }
-}
 
 export async function parseFile(filePath: string, options: ParseOptions): Promise<ParseOutcome> {
   const absolute = path.resolve(filePath);
@@ -234,55 +216,4 @@ function cutAt(text: string, max: number): string {
   if (lastSpace > max * 0.9) cut = cut.slice(0, lastSpace);
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return cut.trimEnd();
-}
-
-function factsOf(absolute: string, stats: { size: number; birthtimeMs: number; birthtime: Date; ctime: Date; mtime: Date; atime: Date }): FileFacts {
-  const filename = path.basename(absolute);
-  const ext = path.extname(filename);
-  return {
-    path: absolute,
-    filename,
-    extension: ext.length > 1 ? ext.slice(1).toLowerCase() : '',
-    size: stats.size,
-    // Some file systems do not record a birth time (0): the inode change time is the closest we have.
-    created: (stats.birthtimeMs > 0 ? stats.birthtime : stats.ctime).toISOString(),
-    modified: stats.mtime.toISOString(),
-    accessed: stats.atime.toISOString(),
-  };
-}
-
-function notAFile(absolute: string, stats: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): Failure {
-  const kind = stats.isDirectory()
-    ? 'a directory'
-    : stats.isFIFO()
-      ? 'a named pipe'
-      : stats.isSocket()
-        ? 'a socket'
-        : stats.isCharacterDevice() || stats.isBlockDevice()
-          ? 'a device'
-          : 'not a regular file';
-  return { ok: false, code: 'not_a_file', reason: `${absolute} is ${kind}, not a regular file` };
-}
-
-async function fileSystemFailure(absolute: string, err: unknown): Promise<Failure> {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case 'ENOENT': {
-      // A dangling symlink exists as a directory entry, but its content cannot be read.
-      const link = await fs.readlink(absolute).catch(() => undefined);
-      if (link !== undefined) return { ok: false, code: 'unreadable', reason: `${absolute} is a broken symbolic link (target ${link} does not exist)` };
-      return { ok: false, code: 'not_found', reason: `${absolute} does not exist` };
-    }
-    case 'ENOTDIR':
-      return { ok: false, code: 'not_found', reason: `${absolute} does not exist (a parent is not a directory)` };
-    case 'EACCES':
-    case 'EPERM':
-      return { ok: false, code: 'unreadable', reason: `permission denied reading ${absolute}` };
-    case 'ELOOP':
-      return { ok: false, code: 'unreadable', reason: `${absolute} is a symbolic link loop` };
-    case 'EISDIR':
-      return { ok: false, code: 'not_a_file', reason: `${absolute} is a directory, not a regular file` };
-    default:
-      return { ok: false, code: 'unreadable', reason: `${absolute} could not be read: ${(err as Error | undefined)?.message ?? String(err)}` };
-  }
 }

@@ -399,26 +399,24 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
     },
 
     async stats() {
-      const { rows } = await db.query<{ total: number; size: number; last: unknown; failed: number; name_only: number; excluded: number }>(
-        `SELECT count(*) FILTER (WHERE status = 'indexed')::int AS total,
-                count(*) FILTER (WHERE status = 'indexed' AND content = '')::int AS name_only,
-                coalesce(sum(size) FILTER (WHERE status = 'indexed'), 0)::bigint AS size,
-                max(indexed_at) FILTER (WHERE status = 'indexed') AS last,
-                count(*) FILTER (WHERE status = 'failed')::int AS failed,
+      // Counters kept by a trigger (sql/0010_file_stats.sql); the newest indexed_at from its index.
+      const { rows } = await db.query<{ total: string; size: string; last: unknown; failed: string; name_only: string; excluded: number }>(
+        `SELECT s.indexed::text AS total, s.name_only::text AS name_only, s.size::text AS size, s.failed::text AS failed,
+                (SELECT f.indexed_at FROM files f WHERE f.status = 'indexed' ORDER BY f.indexed_at DESC LIMIT 1) AS last,
                 (SELECT count(*)::int FROM excluded_files) AS excluded
-         FROM files`,
+         FROM file_stats s`,
       );
-      const ext = await db.query<{ extension: string; n: number }>(
-        `SELECT extension, count(*)::int AS n FROM files WHERE status = 'indexed' GROUP BY extension ORDER BY n DESC, extension`,
+      const ext = await db.query<{ extension: string; n: string }>(
+        `SELECT extension, n::text AS n FROM file_extension_stats WHERE n > 0 ORDER BY n DESC, extension`,
       );
       const r = rows[0]!;
       return {
-        total_files: r.total,
+        total_files: Number(r.total),
         total_size: Number(r.size),
-        extensions: Object.fromEntries(ext.rows.map((e) => [e.extension, e.n])),
+        extensions: Object.fromEntries(ext.rows.map((e) => [e.extension, Number(e.n)])),
         last_indexed: toIso(r.last),
-        failed_files: r.failed,
-        name_only_files: r.name_only,
+        failed_files: Number(r.failed),
+        name_only_files: Number(r.name_only),
         excluded_files: r.excluded,
       };
     },

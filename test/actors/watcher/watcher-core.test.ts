@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
@@ -96,6 +97,17 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     await has((e) => e.type === 'unlinkDir' && e.path === tree.path('docs'));
     await eventually(() => ofType('unlink').length === 2);
     expect(ofType('unlink').map(pathOf).sort()).to.deep.equal([tree.path('docs/b.md'), tree.path('docs/deep/c.txt')]);
+  });
+
+  it('natively watches folders, not files: one inotify watch per folder however many files it holds', async function () {
+    if (process.platform !== 'linux') this.skip(); // inotify's own accounting, in /proc
+    for (let i = 0; i < 200; i++) await tree.write(`docs/many/f${i}.txt`, `file ${i}`);
+    const before = inotifyWatches();
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    // root, docs, docs/deep, docs/many, keys: 5 folders, 205 files (one watch per file would be 210)
+    expect(inotifyWatches() - before).to.equal(core.states()[0]!.directories).and.to.equal(5);
+    await writeFile(tree.path('docs/many/f7.txt'), 'changed in place');
+    await has((e) => e.type === 'change' && e.path === tree.path('docs/many/f7.txt'));
   });
 
   it('never watches excluded folders or the data directory, and drops excluded files', async () => {
@@ -241,3 +253,18 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     expect(batches).to.be.at.least(3);
   });
 });
+
+/** The inotify watches this process holds (Linux: one `inotify wd:` line per watch in each inotify fd's fdinfo). */
+function inotifyWatches(): number {
+  let watches = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).includes('inotify')) {
+        watches += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((line) => line.startsWith('inotify wd:')).length;
+      }
+    } catch {
+      // an fd closed meanwhile
+    }
+  }
+  return watches;
+}

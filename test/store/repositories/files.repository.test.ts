@@ -54,3 +54,56 @@ forEachEngine('files repository: the vector index', (engine) => {
     expect(hits[0]?.id).to.equal(want.rows[0]!.id);
   });
 });
+
+forEachEngine('files repository: the collection figures (GET /api/files/stats)', (engine) => {
+  let opened: TestStore;
+  let db: SqlDatabase;
+  let store: StoreApi;
+
+  beforeEach(async () => {
+    opened = await openTestStore(engine);
+    ({ db, store } = opened);
+  });
+  afterEach(() => opened.close());
+
+  /** The figures counted from the files themselves: what the trigger-kept counters must always equal. */
+  async function counted() {
+    const { rows } = await db.query<{ total: number; name_only: number; size: string; failed: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'indexed')::int AS total, count(*) FILTER (WHERE status = 'indexed' AND content = '')::int AS name_only,
+              coalesce(sum(size) FILTER (WHERE status = 'indexed'), 0)::text AS size, count(*) FILTER (WHERE status = 'failed')::int AS failed FROM files`,
+    );
+    const ext = await db.query<{ extension: string; n: number }>(`SELECT extension, count(*)::int AS n FROM files WHERE status = 'indexed' GROUP BY extension`);
+    const r = rows[0]!;
+    return { total: r.total, nameOnly: r.name_only, size: Number(r.size), failed: r.failed, extensions: Object.fromEntries(ext.rows.map((e) => [e.extension, e.n])) };
+  }
+  async function expectExact(): Promise<void> {
+    const stats = await store.files.stats();
+    const truth = await counted();
+    expect({ total: stats.total_files, nameOnly: stats.name_only_files, size: stats.total_size, failed: stats.failed_files, extensions: stats.extensions }).to.deep.equal(truth);
+  }
+  const EPOCH = new Date(0).toISOString();
+  const facts = (path: string, size: number) => ({ path, filename: path.slice(path.lastIndexOf('/') + 1), extension: path.slice(path.lastIndexOf('.') + 1), size, created: EPOCH, modified: EPOCH, accessed: EPOCH });
+
+  it('stay exact through writes, re-indexing, failures, text gained or lost, and removals', async () => {
+    await expectExact();
+    await store.files.saveIndexed(indexedFileWrite('/d/a.txt', [], { facts: { size: 100 } }));
+    await store.files.saveIndexed(indexedFileWrite('/d/b.md', [], { facts: { extension: 'md', size: 50 } }));
+    await store.files.saveIndexed(indexedFileWrite('/d/c.png', [], { facts: { extension: 'png', size: 7 }, text: '' })); // name only
+    await expectExact();
+    expect((await store.files.stats()).extensions).to.deep.equal({ md: 1, png: 1, txt: 1 });
+    await store.files.saveIndexed(indexedFileWrite('/d/a.txt', [], { facts: { size: 300 }, text: '' })); // re-indexed: bigger, its text gone
+    await store.files.saveIndexed(indexedFileWrite('/d/c.png', [], { facts: { extension: 'png', size: 7 }, text: 'text found after all' }));
+    await expectExact();
+    await store.files.saveFailed({ facts: facts('/d/b.md', 50), mtimeMs: 1, jobId: null, code: 'corrupt', reason: 'broken' }); // indexed -> failed
+    await store.files.saveFailed({ facts: facts('/d/e.pdf', 9), mtimeMs: 1, jobId: null, code: 'corrupt', reason: 'broken' });
+    await expectExact();
+    expect((await store.files.stats()).extensions).to.deep.equal({ png: 1, txt: 1 });
+    await store.files.saveIndexed(indexedFileWrite('/d/e.pdf', [], { facts: { extension: 'pdf', size: 9 } })); // failed -> indexed
+    await store.files.removePaths(['/d/a.txt']);
+    await expectExact();
+    await store.files.removeUnder('/d');
+    await expectExact();
+    const empty = await store.files.stats();
+    expect([empty.total_files, empty.failed_files, empty.total_size, empty.extensions, empty.last_indexed]).to.deep.equal([0, 0, 0, {}, null]);
+  });
+});

@@ -1,6 +1,6 @@
 /**
- * The semantic half of the search repository against a real database: best chunk per file, and a chunk scan that
- * widens when the nearest chunks belong to too few files.
+ * The search repository against a real database: the semantic half (best chunk per file, and a chunk scan that
+ * widens when the nearest chunks belong to too few files), and the statistics upkeep refreshes during bulk runs.
  */
 import { expect } from 'chai';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
@@ -67,5 +67,28 @@ forEachEngine('search repository, semantic', (engine) => {
 
   it('answers with every file when the collection has fewer than asked for', async () => {
     expect((await semantic(50)).map((h) => h.id)).to.deep.equal(files.map((f) => f.id));
+  });
+});
+
+forEachEngine('search repository, upkeep', (engine) => {
+  let opened: TestStore;
+  let store: StoreApi;
+  const write = (i: number): IndexedFileWrite => indexedFileWrite(`/d/${i}.txt`, [], { contentHash: `h${i}`, text: `file number ${i}` });
+
+  beforeEach(async () => {
+    opened = await openTestStore(engine);
+    store = opened.store;
+  });
+  afterEach(() => opened.close());
+
+  it('refreshes statistics from a bounded sample (statistics target 30), so one ANALYZE stays short at any size', async () => {
+    for (let i = 0; i < 120; i++) await store.files.saveIndexed(write(i));
+    expect(await store.search.analyze(0)).to.equal(true); // files
+    const { rows } = await opened.db.query<{ bounds: number }>(
+      `SELECT array_length(histogram_bounds::text::text[], 1) AS bounds FROM pg_stats WHERE tablename = 'files' AND attname = 'path'`,
+    );
+    // 120 distinct paths: the default target (100) would keep 101 bounds; 30 keeps at most 31.
+    expect(rows[0]?.bounds).to.be.within(2, 31);
+    expect(await store.search.analyze(99)).to.equal(false);
   });
 });

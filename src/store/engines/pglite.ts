@@ -53,14 +53,14 @@ export interface PgliteOptions {
   walCheckEvery?: number;
 }
 
+/** The embedded engine, and the size of its WASM memory (grown by shared_buffers, work_mem, index builds; never shrinks). */
+export type PgliteDatabase = SqlDatabase & { wasmBytes(): number };
+
 /**
  * The embedded engine: PostgreSQL compiled to WASM, persisted under dataDir (or in memory when dataDir is null).
  * Every query runs synchronously in WASM and blocks its thread, so the service only uses this inside the store
  * worker thread (workers/store.worker.ts).
  */
-/** The embedded engine, and the size of its WASM memory (grown by shared_buffers, work_mem, index builds; never shrinks). */
-export type PgliteDatabase = SqlDatabase & { wasmBytes(): number };
-
 export async function openPglite(dataDir: string | null, options: PgliteOptions = {}): Promise<PgliteDatabase> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create({

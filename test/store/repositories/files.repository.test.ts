@@ -24,7 +24,7 @@ function fileWrite(path: string, dim: number, hot: number): IndexedFileWrite {
   return indexedFileWrite(path, [vector(dim, hot)], { embeddingModel: `model-${dim}` });
 }
 
-forEachEngine('files repository: the vector index', (engine) => {
+forEachEngine('files repository', (engine) => {
   let opened: TestStore;
   let db: SqlDatabase;
   let store: StoreApi;
@@ -35,75 +35,67 @@ forEachEngine('files repository: the vector index', (engine) => {
   });
   afterEach(() => opened.close());
 
-  const options = async (dim: number): Promise<string[] | null> =>
-    (await db.query<{ o: string[] | null }>(`SELECT c.reloptions AS o FROM pg_class c WHERE c.relname = $1`, [`chunks_embedding_hnsw_${dim}`])).rows[0]?.o ?? null;
+  describe('the vector index', () => {
+    const options = async (dim: number): Promise<string[] | null> =>
+      (await db.query<{ o: string[] | null }>(`SELECT c.reloptions AS o FROM pg_class c WHERE c.relname = $1`, [`chunks_embedding_hnsw_${dim}`])).rows[0]?.o ?? null;
 
-  it('builds a small graph (m 8, ef_construction 32) for the built-in embedder\'s 100 dimensions, defaults above 128', async () => {
-    expect(await store.files.ensureVectorIndex(100)).to.equal(true);
-    expect(await store.files.ensureVectorIndex(384)).to.equal(true);
-    expect(await options(100)).to.deep.equal(['m=8', 'ef_construction=32']);
-    expect(await options(384)).to.equal(null);
-    expect(await store.files.ensureVectorIndex(100), 'an existing index is kept').to.equal(false);
+    it('builds a small graph (m 8, ef_construction 32) for the built-in embedder\'s 100 dimensions, defaults above 128', async () => {
+      expect(await store.files.ensureVectorIndex(100)).to.equal(true);
+      expect(await store.files.ensureVectorIndex(384)).to.equal(true);
+      expect(await options(100)).to.deep.equal(['m=8', 'ef_construction=32']);
+      expect(await options(384)).to.equal(null);
+      expect(await store.files.ensureVectorIndex(100), 'an existing index is kept').to.equal(false);
+    });
+
+    it('finds the nearest file through the index written file by file', async () => {
+      await store.files.ensureVectorIndex(100);
+      for (let i = 0; i < 100; i++) await store.files.saveIndexed(fileWrite(`/d/f${i}.txt`, 100, i));
+      const want = await db.query<{ id: number }>(`SELECT id FROM files WHERE path = '/d/f42.txt'`);
+      const hits = await store.search.semantic({ query: parseSearchQuery('anything'), filters: {}, vector: vector(100, 42), model: 'model-100', dimension: 100, limit: 3 });
+      expect(hits[0]?.id).to.equal(want.rows[0]!.id);
+    });
   });
 
-  it('finds the nearest file through the index written file by file', async () => {
-    await store.files.ensureVectorIndex(100);
-    for (let i = 0; i < 100; i++) await store.files.saveIndexed(fileWrite(`/d/f${i}.txt`, 100, i));
-    const want = await db.query<{ id: number }>(`SELECT id FROM files WHERE path = '/d/f42.txt'`);
-    const hits = await store.search.semantic({ query: parseSearchQuery('anything'), filters: {}, vector: vector(100, 42), model: 'model-100', dimension: 100, limit: 3 });
-    expect(hits[0]?.id).to.equal(want.rows[0]!.id);
-  });
-});
+  describe('the collection figures (GET /api/files/stats)', () => {
+    /** The figures counted from the files themselves: what the trigger-kept counters must always equal. */
+    async function counted() {
+      const { rows } = await db.query<{ total: number; name_only: number; size: string; failed: number }>(
+        `SELECT count(*) FILTER (WHERE status = 'indexed')::int AS total, count(*) FILTER (WHERE status = 'indexed' AND content = '')::int AS name_only,
+                coalesce(sum(size) FILTER (WHERE status = 'indexed'), 0)::text AS size, count(*) FILTER (WHERE status = 'failed')::int AS failed FROM files`,
+      );
+      const ext = await db.query<{ extension: string; n: number }>(`SELECT extension, count(*)::int AS n FROM files WHERE status = 'indexed' GROUP BY extension`);
+      const r = rows[0]!;
+      return { total: r.total, nameOnly: r.name_only, size: Number(r.size), failed: r.failed, extensions: Object.fromEntries(ext.rows.map((e) => [e.extension, e.n])) };
+    }
+    async function expectExact(): Promise<void> {
+      const stats = await store.files.stats();
+      const truth = await counted();
+      expect({ total: stats.total_files, nameOnly: stats.name_only_files, size: stats.total_size, failed: stats.failed_files, extensions: stats.extensions }).to.deep.equal(truth);
+    }
+    const EPOCH = new Date(0).toISOString();
+    const facts = (path: string, size: number) => ({ path, filename: path.slice(path.lastIndexOf('/') + 1), extension: path.slice(path.lastIndexOf('.') + 1), size, created: EPOCH, modified: EPOCH, accessed: EPOCH });
 
-forEachEngine('files repository: the collection figures (GET /api/files/stats)', (engine) => {
-  let opened: TestStore;
-  let db: SqlDatabase;
-  let store: StoreApi;
-
-  beforeEach(async () => {
-    opened = await openTestStore(engine);
-    ({ db, store } = opened);
-  });
-  afterEach(() => opened.close());
-
-  /** The figures counted from the files themselves: what the trigger-kept counters must always equal. */
-  async function counted() {
-    const { rows } = await db.query<{ total: number; name_only: number; size: string; failed: number }>(
-      `SELECT count(*) FILTER (WHERE status = 'indexed')::int AS total, count(*) FILTER (WHERE status = 'indexed' AND content = '')::int AS name_only,
-              coalesce(sum(size) FILTER (WHERE status = 'indexed'), 0)::text AS size, count(*) FILTER (WHERE status = 'failed')::int AS failed FROM files`,
-    );
-    const ext = await db.query<{ extension: string; n: number }>(`SELECT extension, count(*)::int AS n FROM files WHERE status = 'indexed' GROUP BY extension`);
-    const r = rows[0]!;
-    return { total: r.total, nameOnly: r.name_only, size: Number(r.size), failed: r.failed, extensions: Object.fromEntries(ext.rows.map((e) => [e.extension, e.n])) };
-  }
-  async function expectExact(): Promise<void> {
-    const stats = await store.files.stats();
-    const truth = await counted();
-    expect({ total: stats.total_files, nameOnly: stats.name_only_files, size: stats.total_size, failed: stats.failed_files, extensions: stats.extensions }).to.deep.equal(truth);
-  }
-  const EPOCH = new Date(0).toISOString();
-  const facts = (path: string, size: number) => ({ path, filename: path.slice(path.lastIndexOf('/') + 1), extension: path.slice(path.lastIndexOf('.') + 1), size, created: EPOCH, modified: EPOCH, accessed: EPOCH });
-
-  it('stay exact through writes, re-indexing, failures, text gained or lost, and removals', async () => {
-    await expectExact();
-    await store.files.saveIndexed(indexedFileWrite('/d/a.txt', [], { facts: { size: 100 } }));
-    await store.files.saveIndexed(indexedFileWrite('/d/b.md', [], { facts: { extension: 'md', size: 50 } }));
-    await store.files.saveIndexed(indexedFileWrite('/d/c.png', [], { facts: { extension: 'png', size: 7 }, text: '' })); // name only
-    await expectExact();
-    expect((await store.files.stats()).extensions).to.deep.equal({ md: 1, png: 1, txt: 1 });
-    await store.files.saveIndexed(indexedFileWrite('/d/a.txt', [], { facts: { size: 300 }, text: '' })); // re-indexed: bigger, its text gone
-    await store.files.saveIndexed(indexedFileWrite('/d/c.png', [], { facts: { extension: 'png', size: 7 }, text: 'text found after all' }));
-    await expectExact();
-    await store.files.saveFailed({ facts: facts('/d/b.md', 50), mtimeMs: 1, jobId: null, code: 'corrupt', reason: 'broken' }); // indexed -> failed
-    await store.files.saveFailed({ facts: facts('/d/e.pdf', 9), mtimeMs: 1, jobId: null, code: 'corrupt', reason: 'broken' });
-    await expectExact();
-    expect((await store.files.stats()).extensions).to.deep.equal({ png: 1, txt: 1 });
-    await store.files.saveIndexed(indexedFileWrite('/d/e.pdf', [], { facts: { extension: 'pdf', size: 9 } })); // failed -> indexed
-    await store.files.removePaths(['/d/a.txt']);
-    await expectExact();
-    await store.files.removeUnder('/d');
-    await expectExact();
-    const empty = await store.files.stats();
-    expect([empty.total_files, empty.failed_files, empty.total_size, empty.extensions, empty.last_indexed]).to.deep.equal([0, 0, 0, {}, null]);
+    it('stay exact through writes, re-indexing, failures, text gained or lost, and removals', async () => {
+      await expectExact();
+      await store.files.saveIndexed(indexedFileWrite('/d/a.txt', [], { facts: { size: 100 } }));
+      await store.files.saveIndexed(indexedFileWrite('/d/b.md', [], { facts: { extension: 'md', size: 50 } }));
+      await store.files.saveIndexed(indexedFileWrite('/d/c.png', [], { facts: { extension: 'png', size: 7 }, text: '' })); // name only
+      await expectExact();
+      expect((await store.files.stats()).extensions).to.deep.equal({ md: 1, png: 1, txt: 1 });
+      await store.files.saveIndexed(indexedFileWrite('/d/a.txt', [], { facts: { size: 300 }, text: '' })); // re-indexed: bigger, its text gone
+      await store.files.saveIndexed(indexedFileWrite('/d/c.png', [], { facts: { extension: 'png', size: 7 }, text: 'text found after all' }));
+      await expectExact();
+      await store.files.saveFailed({ facts: facts('/d/b.md', 50), mtimeMs: 1, jobId: null, code: 'corrupt', reason: 'broken' }); // indexed -> failed
+      await store.files.saveFailed({ facts: facts('/d/e.pdf', 9), mtimeMs: 1, jobId: null, code: 'corrupt', reason: 'broken' });
+      await expectExact();
+      expect((await store.files.stats()).extensions).to.deep.equal({ png: 1, txt: 1 });
+      await store.files.saveIndexed(indexedFileWrite('/d/e.pdf', [], { facts: { extension: 'pdf', size: 9 } })); // failed -> indexed
+      await store.files.removePaths(['/d/a.txt']);
+      await expectExact();
+      await store.files.removeUnder('/d');
+      await expectExact();
+      const empty = await store.files.stats();
+      expect([empty.total_files, empty.failed_files, empty.total_size, empty.extensions, empty.last_indexed]).to.deep.equal([0, 0, 0, {}, null]);
+    });
   });
 });

@@ -9,6 +9,7 @@ import type { AnyBusEvent } from '../../../src/events/types.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
 import { withWatchJobs } from '../../helpers/jobs.js';
+import { queueIdle } from '../../actors/watcher/helpers.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { repoRoot } from '../../helpers/shared.js';
 
@@ -236,6 +237,11 @@ forEachEngine('filters API', (engine) => {
       expect(body.changed).to.deep.equal(['whitelist_include']);
       expect(body.message).to.match(/blacklist lists in force are unchanged/);
       t = await withWatchJobs(t, [{ path: tree.root }]);
+      // The restart's own work (the watcher's first scan, the start-up reconcile, what they queue) goes on after
+      // it answers: let it end, so that what a test below sees indexed, and by which run, is its own change's.
+      const jobs = (await t.request('GET', '/api/watch/jobs')).body as unknown as { jobs: { id: number }[] };
+      for (const job of jobs.jobs) await t.service.watcher.settled(job.id);
+      await queueIdle(t);
       listen();
     });
 

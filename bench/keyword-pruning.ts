@@ -12,7 +12,7 @@ import { parseSearchQuery } from '../src/search/query-parser.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { buildBlocksStatement, buildTermsStatement, DEFAULT_KEYWORD_RANKING, fieldWeightList } from '../src/store/keyword/query.js';
 import { decodeBlockBounds, decodeFloat8, scorePostings, type Fields } from '../src/store/keyword/layout.js';
-import { searchKeyword } from '../src/store/keyword/search.js';
+import { blockBound, scorer, searchKeyword } from '../src/store/keyword/search.js';
 import type { SqlDatabase } from '../src/store/sql.js';
 import { positiveInt, readBenchArgs } from './lib/cli.js';
 import { checkSciFact, loadQueries } from './lib/scifact.js';
@@ -53,10 +53,9 @@ async function exhaustive(db: SqlDatabase, text: string, weights: Fields): Promi
   const blocks: Block[][] = [];
   const byDoc = new Map<number, number>();
   for (const [lexeme, weight, c1, c2, bounds] of await db.queryBytes(terms.text, terms.params)) {
-    const [w, a, b] = [decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!)];
-    const score = (tf: number, dl: number) => (w * tf) / (tf + a + b * dl);
-    const weighted = (x: Fields) => weights[0] * x[0] + weights[1] * x[1] + weights[2] * x[2] + weights[3] * x[3];
-    const mine = decodeBlockBounds(bounds!).map((x) => ({ first: x.first, last: x.last, n: x.n, ub: weighted(x.maxTf) === 0 ? 0 : score(weighted(x.maxTf), weighted(x.minLen)) }));
+    // The evaluator's own scorer and block bound: the ideal evaluation judges blocks exactly as search does.
+    const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
+    const mine = decodeBlockBounds(bounds!).map((x) => ({ first: x.first, last: x.last, n: x.n, ub: blockBound(score, weights, x.maxTf, x.minLen) }));
     blocks.push(mine);
     const word = Buffer.from(lexeme!).toString('utf8');
     const read = buildBlocksStatement(mine.map(() => word), mine.map((x) => x.first));

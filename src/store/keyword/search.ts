@@ -36,12 +36,12 @@ interface Term extends EvalTerm {
 }
 
 /** A posting's contribution: weight · tf / (tf + c1 + c2 · dl), in the order of operations of query.ts's formula. */
-function scorer(weight: number, c1: number, c2: number): (tf: number, dl: number) => number {
+export function scorer(weight: number, c1: number, c2: number): (tf: number, dl: number) => number {
   return (tf, dl) => (weight * tf) / (tf + c1 + c2 * dl);
 }
 
 /** The bound of a block: its largest weighted tf over its smallest weighted length (the score grows with tf, falls with dl). */
-function blockBound(score: (tf: number, dl: number) => number, weights: Fields, maxTf: Fields, minLen: Fields): number {
+export function blockBound(score: (tf: number, dl: number) => number, weights: Fields, maxTf: Fields, minLen: Fields): number {
   const [wa, wb, wc, wd] = weights;
   const tf = wa * maxTf[0] + wb * maxTf[1] + wc * maxTf[2] + wd * maxTf[3];
   if (tf === 0) return 0;

@@ -72,13 +72,18 @@ export class PgliteStatements {
     return dataRows(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   }
 
-  /** The parameters as text, by the type PostgreSQL inferred for each. */
-  #values(statement: Prepared, params: readonly SqlValue[]): (string | null)[] {
+  /**
+   * The parameters as text, by the type PostgreSQL inferred for each; a Uint8Array as it is, which Bind sends in
+   * the binary format (the type's receive function reads it: raw bytes for bytea, pgvector's packed floats for a
+   * vector), as node-postgres does with a Buffer.
+   */
+  #values(statement: Prepared, params: readonly SqlValue[]): (string | Uint8Array | null)[] {
     if (params.length !== statement.paramTypes.length) {
       throw new RangeError(`statement takes ${statement.paramTypes.length} parameters, got ${params.length}`);
     }
     return params.map((value, i) => {
       if (value === null || value === undefined) return null;
+      if (value instanceof Uint8Array) return value;
       const serializer = this.db.serializers[statement.paramTypes[i] ?? 0];
       return serializer ? (serializer(value) as string) : String(value);
     });
@@ -113,15 +118,20 @@ export class PgliteStatements {
   }
 }
 
-/** A Bind message (protocol v3) with text parameters and every result column in the binary format. */
-function binaryResultBind(statement: string, values: readonly (string | null)[]): Buffer {
-  const parts: Buffer[] = [Buffer.from(`\0${statement}\0`), int16(0), int16(values.length)];
+/**
+ * A Bind message (protocol v3) with every result column in the binary format; parameters in text, a Uint8Array
+ * in binary (one format code per parameter).
+ */
+function binaryResultBind(statement: string, values: readonly (string | Uint8Array | null)[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`\0${statement}\0`), int16(values.length)];
+  for (const value of values) parts.push(int16(value instanceof Uint8Array ? 1 : 0));
+  parts.push(int16(values.length));
   for (const value of values) {
     if (value === null) {
       parts.push(int32(-1));
       continue;
     }
-    const bytes = Buffer.from(value, 'utf8');
+    const bytes = value instanceof Uint8Array ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.from(value, 'utf8');
     parts.push(int32(bytes.length), bytes);
   }
   parts.push(int16(1), int16(1)); // one result format code, applying to every column: binary

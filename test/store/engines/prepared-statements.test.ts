@@ -73,6 +73,19 @@ forEachEngine('query with { prepare: true }', (engine) => {
     expect((await db.query<{ name: string }>('SELECT name FROM prepared_probe WHERE id = 1')).rows).to.deep.equal([{ name: 'one' }]);
   });
 
+  it('sends a Uint8Array parameter in the binary format: raw bytea, a type\'s receive format', async () => {
+    const bytes = new Uint8Array([0, 1, 92, 120, 255]); // a NUL, and "\x" that a text bytea would read as hex
+    const packed = new Uint8Array([0, 2, 0, 0, 0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0]); // vector [1,-2]: dim, unused, floats
+    const { rows } = await db.query<{ b: number[]; v: string; n: number }>(
+      'SELECT array(SELECT get_byte($1::bytea, i) FROM generate_series(0, length($1::bytea) - 1) i) AS b, $2::vector::text AS v, $3::integer AS n',
+      [bytes, packed, 7],
+      { prepare: true },
+    );
+    expect(rows).to.deep.equal([{ b: [0, 1, 92, 120, 255], v: '[1,-2]', n: 7 }]);
+    const fields = await db.queryBytes('SELECT $1::bytea, int4send($2::integer)', [bytes, 9]);
+    expect(fields.map((r) => r.map((f) => [...f!]))).to.deep.equal([[[0, 1, 92, 120, 255], [0, 0, 0, 9]]]);
+  });
+
   it('decodes the column types as query() does', async () => {
     const { rows } = await db.query<Record<string, unknown>>(SELECT, [[1, 9007199254740000], 'none', null], { prepare: true });
     expect(rows[0]).to.deep.include({ id: 1, name: 'one', tags: ['a', 'b'], ratio: 0.5, flag: true });

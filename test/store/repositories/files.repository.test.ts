@@ -56,6 +56,35 @@ forEachEngine('files repository', (engine) => {
     });
   });
 
+  describe('chunk rows', () => {
+    it('store every vector exactly (sent packed, in binary) with its place, over several statements', async () => {
+      // 170 chunks of 100 floats: two statements (160 vectors fit pgvector's 16,000 dimensions), awkward floats.
+      const embeddings = Array.from({ length: 170 }, (_, c) => Float32Array.from({ length: 100 }, (_, i) => Math.fround(Math.sin(c * 100 + i) * 1e-3 * (i + 1)) / 3));
+      const write = indexedFileWrite('/d/long.txt', embeddings, { embeddingModel: 'model-100' });
+      write.chunks = write.chunks.map((c, i) => ({ ...c, start: i * 10, end: i * 10 + 9 }));
+      const id = await store.files.saveIndexed(write);
+      const { rows } = await db.query<{ idx: number; start_char: number; end_char: number; model: string; dim: number; v: string }>(
+        'SELECT idx, start_char, end_char, model, dim, embedding::text AS v FROM chunks WHERE file_id = $1 ORDER BY idx',
+        [id],
+      );
+      expect(rows).to.have.length(170);
+      rows.forEach((r, i) => {
+        expect([r.idx, r.start_char, r.end_char, r.model, r.dim]).to.deep.equal([i, i * 10, i * 10 + 9, 'model-100', 100]);
+        expect(Float32Array.from(JSON.parse(r.v) as number[]), `chunk ${i}`).to.deep.equal(embeddings[i]);
+      });
+      await store.files.saveIndexed({ ...write, chunks: write.chunks.slice(0, 2) });
+      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE file_id = $1', [id])).rows[0]!.n, 'replaced').to.equal(2);
+    });
+
+    it('refuse chunks of one file with different dimensions, writing nothing', async () => {
+      const write = indexedFileWrite('/d/mixed.txt', [vector(100, 1), vector(50, 2)]);
+      let error: unknown = null;
+      await store.files.saveIndexed(write).catch((e: unknown) => (error = e));
+      expect(String(error)).to.match(/differ in dimension/);
+      expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM files WHERE path = '/d/mixed.txt'`)).rows[0]!.n).to.equal(0);
+    });
+  });
+
   describe('the collection figures (GET /api/files/stats)', () => {
     /** The figures counted from the files themselves: what the trigger-kept counters must always equal. */
     async function counted() {

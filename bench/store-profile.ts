@@ -1,0 +1,162 @@
+/**
+ * Where the store thread's CPU per file goes (issue 17). Replays a built index's files (their rows and chunk
+ * vectors, read from a kept PGlite data directory) through the real files repository into fresh PGlite
+ * databases, one file per saveIndexed as the indexer writes them, each time with one more part of the write path
+ * switched off, so that the differences split a file's store CPU per part:
+ *   full          every part: keyword triggers, chunk rows, an HNSW graph updated on every insert
+ *   no-graph      no vector index while writing (the graph is built once after the last file: its CPU apart)
+ *   no-keywords   no graph, the keyword triggers off (files_keyword_insert / _update)
+ *   no-chunks     no graph, no keyword triggers, no chunk rows: the files row and the transaction
+ * CPU is this thread's (PGlite runs in it), measured with process.cpuUsage around the writes only.
+ *   npm run bench:store -- PGLITE_DIR [--files N]
+ * PGLITE_DIR: e.g. the `--keep` copy of `npm run bench:corpus`. It is copied before it is opened (PGlite writes
+ * to the directory it opens).
+ */
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPglite } from '../src/store/engines/pglite.js';
+import { openStore } from '../src/store/store.js';
+import type { IndexedFileWrite } from '../src/store/repositories/files.types.js';
+import { hnswParameters } from '../src/store/repositories/files.repository.js';
+import { nonNegativeInt, readBenchArgs } from './lib/cli.js';
+import { markdownTable } from './lib/search-bench.js';
+
+const { dir, files: fileLimit } = readBenchArgs(
+  {
+    command: 'npm run bench:store --',
+    about: "Splits the store thread's CPU per file by part (graph, keyword triggers, chunk rows, file row), replaying a kept index.",
+    positional: { name: 'PGLITE_DIR', description: 'a PGlite data directory (e.g. bench:corpus --keep); copied first' },
+    options: { files: { type: 'string', value: 'N', default: '0', description: 'replay only the first N indexed files (0: all)' } },
+  },
+  ({ values, positional }) => {
+    if (!positional || !existsSync(positional)) throw new Error(`PGLITE_DIR: no such directory: ${positional ?? '(none given)'}`);
+    return { dir: positional, files: nonNegativeInt('files', values.files) };
+  },
+);
+
+const scratch = mkdtempSync(join(tmpdir(), 'filesift-store-profile-'));
+const sourceDir = join(scratch, 'source');
+cpSync(dir, sourceDir, { recursive: true });
+
+/** The kept index's indexed files, as the indexer would write them. */
+async function loadWrites(): Promise<IndexedFileWrite[]> {
+  const db = await openPglite(sourceDir);
+  try {
+    const { rows } = await db.query<Record<string, unknown>>(
+      `SELECT id, path, filename, extension, size, created::text AS created, modified::text AS modified, accessed::text AS accessed,
+              mtime_ms, content_hash, format, mime, title, summary, keywords, content, text_truncated, metadata::text AS metadata,
+              note, summarizer, embedding_model
+       FROM files WHERE status = 'indexed' ORDER BY id ${fileLimit > 0 ? `LIMIT ${fileLimit}` : ''}`,
+    );
+    const writes: IndexedFileWrite[] = [];
+    for (const r of rows) {
+      const chunks = await db.query<{ idx: number; start_char: number; end_char: number; embedding: string }>(
+        'SELECT idx, start_char, end_char, embedding::text AS embedding FROM chunks WHERE file_id = $1 ORDER BY idx',
+        [r.id as number],
+      );
+      writes.push({
+        facts: {
+          path: r.path as string,
+          filename: r.filename as string,
+          extension: r.extension as string,
+          size: Number(r.size),
+          created: r.created as string,
+          modified: r.modified as string,
+          accessed: r.accessed as string,
+        },
+        mtimeMs: Number(r.mtime_ms),
+        jobId: null,
+        contentHash: r.content_hash as string,
+        format: r.format as string,
+        mime: r.mime as string,
+        text: r.content as string,
+        textTruncated: r.text_truncated as boolean,
+        metadata: JSON.parse(r.metadata as string) as IndexedFileWrite['metadata'],
+        note: (r.note as string | null) ?? null,
+        analysis: { title: r.title as string, summary: r.summary as string, keywords: r.keywords as string[], provider: (r.summarizer as string | null) ?? 'local' },
+        embeddingModel: r.embedding_model as string,
+        chunks: chunks.rows.map((c) => ({
+          index: c.idx,
+          start: c.start_char,
+          end: c.end_char,
+          text: '',
+          embedding: Float32Array.from(JSON.parse(c.embedding) as number[]),
+        })),
+      });
+    }
+    return writes;
+  } finally {
+    await db.close();
+  }
+}
+
+type Variant = 'full' | 'no-graph' | 'no-keywords' | 'no-chunks';
+
+interface Measured {
+  variant: Variant;
+  writeCpuMs: number;
+  /** CPU of building the graph once over every vector after the last write (no-graph only). */
+  buildCpuMs: number | null;
+}
+
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1000;
+};
+
+async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Measured> {
+  const dataDir = join(scratch, variant);
+  const db = await openPglite(dataDir);
+  try {
+    const store = await openStore(db);
+    const dimension = writes.find((w) => w.chunks.length > 0)?.chunks[0]?.embedding.length ?? 0;
+    if (variant === 'full' && dimension > 0) await store.files.ensureVectorIndex(dimension);
+    if (variant === 'no-keywords' || variant === 'no-chunks') {
+      await db.exec('ALTER TABLE files DISABLE TRIGGER files_keyword_insert; ALTER TABLE files DISABLE TRIGGER files_keyword_update');
+    }
+    const start = process.cpuUsage();
+    for (const w of writes) await store.files.saveIndexed(variant === 'no-chunks' ? { ...w, chunks: [] } : w);
+    const writeCpuMs = cpuMs(start);
+    let buildCpuMs: number | null = null;
+    if (variant === 'no-graph' && dimension > 0) {
+      const built = process.cpuUsage();
+      await db.exec(
+        `CREATE INDEX ON chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) ${hnswParameters(dimension)}WHERE dim = ${dimension}`,
+      );
+      buildCpuMs = cpuMs(built);
+    }
+    return { variant, writeCpuMs, buildCpuMs };
+  } finally {
+    await db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+try {
+  const writes = await loadWrites();
+  const vectors = writes.reduce((n, w) => n + w.chunks.length, 0);
+  console.log(`${writes.length} files, ${vectors} chunk vectors (${(vectors / writes.length).toFixed(1)} a file), from ${dir}`);
+  const results: Measured[] = [];
+  for (const variant of ['full', 'no-graph', 'no-keywords', 'no-chunks'] as const) {
+    results.push(await replay(writes, variant));
+    console.error(`  ${variant}: ${(results.at(-1)!.writeCpuMs / writes.length).toFixed(2)} CPU ms/file`);
+  }
+  const per = (ms: number): string => (ms / writes.length).toFixed(2);
+  const [full, noGraph, noKeywords, noChunks] = results as [Measured, Measured, Measured, Measured];
+  console.log(
+    markdownTable(
+      ['part of a file\'s store write', 'CPU ms per file'],
+      [
+        ['whole write (graph updated per insert)', per(full.writeCpuMs)],
+        ['graph inserts (full - no-graph)', per(full.writeCpuMs - noGraph.writeCpuMs)],
+        ['graph built once after the last file instead', per(noGraph.buildCpuMs ?? 0)],
+        ['keyword triggers (no-graph - no-keywords)', per(noGraph.writeCpuMs - noKeywords.writeCpuMs)],
+        ['chunk rows (no-keywords - no-chunks)', per(noKeywords.writeCpuMs - noChunks.writeCpuMs)],
+        ['files row + transaction (no-chunks)', per(noChunks.writeCpuMs)],
+      ],
+    ),
+  );
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -66,7 +66,7 @@ const EXCLUDED_AS_KNOWN = `0 AS id, path, size, mtime_ms, NULL AS content_hash, 
 
 /** A path written to the index is no longer excluded (what it holds changed). */
 async function forgetExcluded(tx: SqlExecutor, path: string): Promise<void> {
-  await tx.query('DELETE FROM excluded_files WHERE path = $1', [path]);
+  await tx.query('DELETE FROM excluded_files WHERE path = $1', [path], { prepare: true });
 }
 
 function toKnown(r: KnownRow): KnownFile {
@@ -114,7 +114,11 @@ export function vectorLiteral(v: Float32Array): string {
   return `${out}]`;
 }
 
-/** Upserts the file-system facts and identity of a file; answers its id. */
+/**
+ * Upserts the file-system facts and identity of a file; answers its id. The statements of a file's write are kept
+ * prepared ({ prepare: true }): they run once per file, and on PGlite parsing and planning them again in WASM each
+ * time was part of the files row's cost.
+ */
 async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts' | 'mtimeMs' | 'jobId'>, extra: Record<string, SqlValue>): Promise<number> {
   const base: Record<string, SqlValue> = {
     path: file.facts.path,
@@ -137,6 +141,7 @@ async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts'
      ON CONFLICT (path) DO UPDATE SET ${updates.join(', ')}, indexed_at = now()
      RETURNING id`,
     values,
+    { prepare: true },
   );
   return rows[0]!.id;
 }
@@ -182,7 +187,7 @@ export function packedVectors(vectors: readonly Float32Array[]): Uint8Array {
  * that subvector() cuts again, in order (every chunk of a model has its dimension).
  */
 export async function replaceChunks(tx: SqlExecutor, fileId: number, file: Pick<IndexedFileWrite, 'embeddingModel' | 'chunks'>): Promise<void> {
-  await tx.query('DELETE FROM chunks WHERE file_id = $1', [fileId]);
+  await tx.query('DELETE FROM chunks WHERE file_id = $1', [fileId], { prepare: true });
   const dimension = file.chunks[0]?.embedding.length ?? 0;
   if (dimension === 0) return;
   if (file.chunks.some((c) => c.embedding.length !== dimension)) throw new RangeError('chunks of one file differ in dimension');
@@ -323,6 +328,7 @@ export function createFilesRepository(db: SqlDatabase): FilesRepository {
       const { rows } = await db.query<{ id: number }>(
         `SELECT id FROM files WHERE content_hash = $1 AND embedding_model = $2 AND status = 'indexed' AND path <> $3 LIMIT 1`,
         [contentHash, embeddingModel, exceptPath],
+        { prepare: true },
       );
       return rows[0]?.id ?? null;
     },

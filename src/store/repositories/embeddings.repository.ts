@@ -64,11 +64,18 @@ export function createEmbeddingsRepository(db: SqlDatabase): EmbeddingsRepositor
     },
 
     async countStale(model) {
-      const { rows } = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM files WHERE status = 'indexed' AND embedding_model <> $1`,
-        [model],
-      );
-      return rows[0]?.n ?? 0;
+      // The two ranges of files_embedding_model_idx around the model, not a scan of every file (sql/0011): a
+      // btree cannot serve `<>`, and given `a < m OR a > m` the planner may filter a whole-index scan instead. Scans
+      // are off because a table that ANALYZE has not seen since a bulk run may look small enough to read whole.
+      return db.transaction(async (tx) => {
+        await tx.exec('SET LOCAL enable_seqscan = off');
+        const { rows } = await tx.query<{ n: number }>(
+          `SELECT ((SELECT count(*) FROM files WHERE status = 'indexed' AND embedding_model < $1)
+                 + (SELECT count(*) FROM files WHERE status = 'indexed' AND embedding_model > $1))::int AS n`,
+          [model],
+        );
+        return rows[0]?.n ?? 0;
+      });
     },
 
     async countByModel() {

@@ -104,3 +104,29 @@ forEachEngine('embeddings repository', (engine) => {
     expect(await store.files.get(b)).to.include({ embedding_model: 'static:old', chunk_count: 3 });
   });
 });
+
+describe('embeddings repository, counting stale files [pglite]', () => {
+  let db: SqlDatabase;
+  afterEach(async () => db.close());
+
+  it('reads only the stale files\' entries of the model index, not every file (it runs at every start)', async () => {
+    db = await openPglite(null);
+    const store = await openStore(db);
+    for (let i = 0; i < 40; i++) await store.files.saveIndexed(fileWrite(`/d/${i}.txt`, `h${i}`, i < 3 ? 'static:old' : 'static:current', 8, 1));
+    const reads = async (): Promise<{ scans: number; entries: number }> => {
+      await db.query('SELECT pg_stat_force_next_flush()'); // PGlite reports a statement's counters at the next one
+      const { rows } = await db.query<{ scans: string; entries: string }>(
+        `SELECT (SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'files') AS scans,
+                (SELECT idx_tup_read FROM pg_stat_user_indexes WHERE indexrelname = 'files_embedding_model_idx') AS entries`,
+      );
+      return { scans: Number(rows[0]!.scans), entries: Number(rows[0]!.entries) };
+    };
+    for (const [model, stale] of [['static:current', 3], ['static:old', 37], ['static:none', 40]] as const) {
+      const before = await reads();
+      expect(await store.embeddings.countStale(model)).to.equal(stale);
+      const after = await reads();
+      expect(after.scans - before.scans, 'sequential scans of files').to.equal(0);
+      expect(after.entries - before.entries, 'entries read from files_embedding_model_idx').to.equal(stale);
+    }
+  });
+});

@@ -33,6 +33,8 @@ export interface UpkeepState {
   busy: boolean;
   /** Documents sealed since start-up. */
   sealed: number;
+  /** Tables whose statistics were refreshed since start-up (a table little changed since its last ANALYZE is left). */
+  analyzed: number;
   /** The longest single slice so far, in ms (the longest any search could have waited behind upkeep). */
   longestSliceMs: number;
 }
@@ -46,7 +48,7 @@ export class IndexUpkeep {
   #written = 0;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
-  readonly #state: UpkeepState = { busy: false, sealed: 0, longestSliceMs: 0 };
+  readonly #state: UpkeepState = { busy: false, sealed: 0, analyzed: 0, longestSliceMs: 0 };
 
   constructor(deps: IndexUpkeepDeps) {
     this.#deps = deps;
@@ -124,10 +126,13 @@ export class IndexUpkeep {
       this.#written = 0;
       for (let part = 0; !this.#closed; part++) {
         const started = performance.now();
-        const more = await search.analyze(part);
+        const outcome = await search.analyze(part);
         this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, performance.now() - started);
-        if (!more) break;
-        await pause(this.#deps.pauseMs ?? 25);
+        if (outcome === null) break;
+        if (outcome === 'analyzed') {
+          this.#state.analyzed++;
+          await pause(this.#deps.pauseMs ?? 25);
+        }
       }
     }
   }

@@ -74,7 +74,7 @@ export interface SearchRepository {
    * part. One table a call, so a search waits for one at most: ANALYZE samples a bounded number of rows, so each
    * stays short whatever the size of the index.
    */
-  analyze(part: number): Promise<AnalyzeOutcome | null>;
+  analyze(part: number): Promise<{ outcome: AnalyzeOutcome; ms: number } | null>;
 }
 
 /** What analyze() did with a table: refreshed its statistics, or left them (too little of it changed since). */
@@ -224,6 +224,7 @@ LIMIT ${files}`;
     async analyze(part) {
       const table = ANALYZED_TABLES[part];
       if (table === undefined) return null;
+      const started = performance.now();
       // Changes are counted per transaction and reach the statistics about a second later: a run's last writes may
       // count only at the next pass, which is soon enough for statistics.
       const { rows } = await db.query<{ stale: boolean }>(
@@ -233,7 +234,7 @@ LIMIT ${files}`;
         [table],
         { prepare: true },
       );
-      if (rows[0]?.stale !== true) return 'unchanged';
+      if (rows[0]?.stale !== true) return { outcome: 'unchanged', ms: performance.now() - started };
       // A sample of 300 × the statistics target rows, read page by page: at the default target (100) ANALYZE of
       // files took 0.5–1 s of PGlite's thread at 100k files (searches wait behind it); at 30 it takes ~0.15 s, and
       // the plans of searches (lookups by key) need no finer statistics.
@@ -241,7 +242,7 @@ LIMIT ${files}`;
         await tx.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}`);
         await tx.exec(`ANALYZE ${table}`);
       });
-      return 'analyzed';
+      return { outcome: 'analyzed', ms: performance.now() - started };
     },
   };
 }

@@ -50,7 +50,14 @@ forEachEngine('embeddings repository', (engine) => {
   });
 
   it('lists and counts the indexed files of other models, paged by id', async () => {
-    expect(await store.embeddings.countStale('transformer:new')).to.equal(2);
+    // Paged over every file (the failed one too): a, then b, then c and the failed file; then nothing follows.
+    expect(await store.embeddings.countStale('transformer:new', 0, 1)).to.deep.equal({ stale: 1, lastId: a });
+    expect(await store.embeddings.countStale('transformer:new', a, 1)).to.deep.equal({ stale: 1, lastId: b });
+    const rest = await store.embeddings.countStale('transformer:new', b, 10);
+    expect(rest.stale).to.equal(0);
+    expect(rest.lastId).to.be.greaterThan(c);
+    expect(await store.embeddings.countStale('transformer:new', rest.lastId!, 10)).to.deep.equal({ stale: 0, lastId: null });
+    expect(await store.embeddings.countStale('transformer:new', 0, 10)).to.deep.include({ stale: 2 });
     expect(await store.embeddings.stale('transformer:new', 0, 1)).to.deep.equal([{ id: a, path: '/d/a.txt' }]);
     expect(await store.embeddings.stale('transformer:new', a, 10)).to.deep.equal([{ id: b, path: '/d/b.txt' }]);
     expect(await store.embeddings.stale('transformer:new', b, 10)).to.deep.equal([]);
@@ -99,7 +106,7 @@ forEachEngine('embeddings repository', (engine) => {
   it('copies the chunks of identical content embedded with the new model', async () => {
     expect(await store.embeddings.copy(c, a, 'h1')).to.equal(true);
     expect(await store.files.get(a)).to.include({ embedding_model: 'transformer:new', chunk_count: 2 });
-    expect(await store.embeddings.countStale('transformer:new')).to.equal(1);
+    expect(await store.embeddings.countStale('transformer:new', 0, 10)).to.deep.include({ stale: 1 });
     expect(await store.embeddings.copy(c, b, 'h1')).to.equal(false); // b has other content
     expect(await store.files.get(b)).to.include({ embedding_model: 'static:old', chunk_count: 3 });
   });

@@ -17,8 +17,6 @@ import { isWithin, type OwnDataDir } from '../lib/paths.js';
 
 /** Stale files fetched per query of a re-embed run (ids and paths only; the text is read per file). */
 const REEMBED_PAGE = 500;
-/** Files looked at per call when counting the files to re-embed: ~0.05 s of the store's thread each at 100k files. */
-const STALE_COUNT_PAGE = 10_000;
 
 export interface DirectoryRunOptions {
   kind: IndexRunKind;
@@ -82,7 +80,7 @@ export class IndexingService {
       if (previous && previous.finishedAt === null) previous.controller.abort();
       const model = this.deps.embeddingModel();
       if (this.#closed || model === null) return null;
-      const stale = await this.#countStale(model);
+      const stale = await this.deps.store.embeddings.countStale(model);
       if (stale === 0 || this.#closed) return null;
       const run = new IndexRun(this.deps.bus, 'reembed', '', false, { logger: this.deps.logger });
       run.addToTotal(stale);
@@ -93,18 +91,6 @@ export class IndexingService {
     });
     this.#reembedQueue = next.catch(() => undefined);
     return next;
-  }
-
-  /** Indexed files of another model than `model`, counted a page at a time (searches run between the pages). */
-  async #countStale(model: string): Promise<number> {
-    let stale = 0;
-    for (let after = 0; !this.#closed; ) {
-      const page = await this.deps.store.embeddings.countStale(model, after, STALE_COUNT_PAGE);
-      stale += page.stale;
-      if (page.lastId === null) break;
-      after = page.lastId;
-    }
-    return stale;
   }
 
   /** Indexes one file in a run of its own; answers at once with the run (work continues asynchronously). */

@@ -49,7 +49,7 @@ const METHODS = {
     known: B, knownUnder: B, saveIndexed: B, saveFailed: B, saveExcluded: B, excluded: I, touch: B, findByHash: B, saveCopy: B,
     move: B, removePaths: B, removeUnder: B, listPaths: I, get: I, content: I, stats: I, ensureVectorIndex: B,
   },
-  embeddings: { stale: B, countStale: B, countByModel: I, chunkSummary: I, source: B, replace: B, copy: B },
+  embeddings: { stale: B, countStale: I, countByModel: I, chunkSummary: I, source: B, replace: B, copy: B },
   queue: { loadAll: B, upsert: B, remove: B },
   search: { keyword: I, semantic: I, describe: I, lexemes: I, facts: I, corrections: I, sealKeywords: B, unsealedKeywords: B, analyze: B },
 } as const satisfies { [R in RepositoryName]: Record<StoreMethod<R>, CallPriority> };

@@ -37,12 +37,8 @@ export interface EmbeddingsWrite {
 export interface EmbeddingsRepository {
   /** Indexed files whose embedding model is not `model`, in id order after `afterId` (keyset paging). */
   stale(model: string, afterId: number, limit: number): Promise<StaleFile[]>;
-  /**
-   * How many of the `limit` files after id `afterId` (in id order, any status) are indexed with another model than
-   * `model`, and the last id looked at (null when no file follows `afterId`). One page a call: counting the whole
-   * table at once held PGlite's thread for 0.5–1.8 s at 100k files (bench:search stall run: the service's start).
-   */
-  countStale(model: string, afterId: number, limit: number): Promise<{ stale: number; lastId: number | null }>;
+  /** How many indexed files are not embedded with `model`. */
+  countStale(model: string): Promise<number>;
   /** Indexed files per embedding model ('' = none). */
   countByModel(): Promise<Record<string, number>>;
   /** Stored vectors per model and dimension (what the vector index holds). */
@@ -67,14 +63,19 @@ export function createEmbeddingsRepository(db: SqlDatabase): EmbeddingsRepositor
       return rows.map((r) => ({ id: Number(r.id), path: r.path }));
     },
 
-    async countStale(model, afterId, limit) {
-      const { rows } = await db.query<{ stale: number; last_id: number | null }>(
-        `SELECT count(*) FILTER (WHERE status = 'indexed' AND embedding_model <> $1)::int AS stale, max(id) AS last_id
-         FROM (SELECT id, status, embedding_model FROM files WHERE id > $2 ORDER BY id LIMIT $3) AS page`,
-        [model, afterId, limit],
-      );
-      const lastId = rows[0]?.last_id;
-      return { stale: rows[0]?.stale ?? 0, lastId: lastId === null || lastId === undefined ? null : Number(lastId) };
+    async countStale(model) {
+      // The two ranges of files_embedding_model_idx around the model, not a scan of every file (sql/0011): a
+      // btree cannot serve `<>`, and given `a < m OR a > m` the planner may filter a whole-index scan instead. Scans
+      // are off because a table that ANALYZE has not seen since a bulk run may look small enough to read whole.
+      return db.transaction(async (tx) => {
+        await tx.exec('SET LOCAL enable_seqscan = off');
+        const { rows } = await tx.query<{ n: number }>(
+          `SELECT ((SELECT count(*) FROM files WHERE status = 'indexed' AND embedding_model < $1)
+                 + (SELECT count(*) FROM files WHERE status = 'indexed' AND embedding_model > $1))::int AS n`,
+          [model],
+        );
+        return rows[0]?.n ?? 0;
+      });
     },
 
     async countByModel() {

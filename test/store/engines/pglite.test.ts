@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openPglite, type PgliteOptions } from '../../../src/store/engines/pglite.js';
@@ -28,11 +28,31 @@ async function writeAndMeasure(options: PgliteOptions): Promise<{ grown: number;
 describe('the PGlite engine', () => {
   it('checkpoints itself as the write-ahead log grows (single-user PostgreSQL has no checkpointer)', async () => {
     const bounded = await writeAndMeasure({ walCheckpointBytes: 1024 * 1024, walCheckEvery: 1 });
-    expect(bounded.maxWalSize).to.equal('64MB');
+    expect(bounded.maxWalSize).to.equal('32MB');
     // At most the limit plus one transaction (~0.5 MB) since the last checkpoint.
     expect(bounded.grown).to.be.below(2 * 1024 * 1024);
     // The same writes without a checkpoint in reach: the whole ~6 MB is still in the log.
     const unbounded = await writeAndMeasure({ walCheckpointBytes: 1024 * 1024 * 1024, walCheckEvery: 1 });
     expect(unbounded.grown).to.be.above(5 * 1024 * 1024);
+  });
+
+  it('keeps two segments of log on disk after a checkpoint, however much was written before it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'filesift-pglite-wal-'));
+    // Our own trigger out of reach: ~75 MB of log since the last checkpoint, then one.
+    const db = await openPglite(dir, { walCheckpointBytes: 1024 * 1024 * 1024, walCheckEvery: 1 });
+    try {
+      await db.exec('CREATE TABLE filler (body text)');
+      for (let i = 0; i < 60; i++) {
+        await db.query(`INSERT INTO filler (body) SELECT md5(g::text) || repeat(md5((g * ${i + 1})::text), 16) FROM generate_series(1, 2000) AS g`);
+      }
+      const { rows } = await db.query<{ grown: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::text AS grown FROM pg_control_checkpoint()');
+      expect(Number(rows[0]!.grown)).to.be.above(64 * 1024 * 1024);
+      await db.exec('CHECKPOINT');
+      const segments = (await readdir(path.join(dir, 'pg_wal'))).filter((name) => /^[0-9A-F]{24}$/.test(name));
+      expect(segments.length).to.be.at.most(2);
+    } finally {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

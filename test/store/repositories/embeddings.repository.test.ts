@@ -50,14 +50,7 @@ forEachEngine('embeddings repository', (engine) => {
   });
 
   it('lists and counts the indexed files of other models, paged by id', async () => {
-    // Paged over every file (the failed one too): a, then b, then c and the failed file; then nothing follows.
-    expect(await store.embeddings.countStale('transformer:new', 0, 1)).to.deep.equal({ stale: 1, lastId: a });
-    expect(await store.embeddings.countStale('transformer:new', a, 1)).to.deep.equal({ stale: 1, lastId: b });
-    const rest = await store.embeddings.countStale('transformer:new', b, 10);
-    expect(rest.stale).to.equal(0);
-    expect(rest.lastId).to.be.greaterThan(c);
-    expect(await store.embeddings.countStale('transformer:new', rest.lastId!, 10)).to.deep.equal({ stale: 0, lastId: null });
-    expect(await store.embeddings.countStale('transformer:new', 0, 10)).to.deep.include({ stale: 2 });
+    expect(await store.embeddings.countStale('transformer:new')).to.equal(2);
     expect(await store.embeddings.stale('transformer:new', 0, 1)).to.deep.equal([{ id: a, path: '/d/a.txt' }]);
     expect(await store.embeddings.stale('transformer:new', a, 10)).to.deep.equal([{ id: b, path: '/d/b.txt' }]);
     expect(await store.embeddings.stale('transformer:new', b, 10)).to.deep.equal([]);
@@ -106,8 +99,34 @@ forEachEngine('embeddings repository', (engine) => {
   it('copies the chunks of identical content embedded with the new model', async () => {
     expect(await store.embeddings.copy(c, a, 'h1')).to.equal(true);
     expect(await store.files.get(a)).to.include({ embedding_model: 'transformer:new', chunk_count: 2 });
-    expect(await store.embeddings.countStale('transformer:new', 0, 10)).to.deep.include({ stale: 1 });
+    expect(await store.embeddings.countStale('transformer:new')).to.equal(1);
     expect(await store.embeddings.copy(c, b, 'h1')).to.equal(false); // b has other content
     expect(await store.files.get(b)).to.include({ embedding_model: 'static:old', chunk_count: 3 });
+  });
+});
+
+describe('embeddings repository, counting stale files [pglite]', () => {
+  let db: SqlDatabase;
+  afterEach(async () => db.close());
+
+  it('reads only the stale files\' entries of the model index, not every file (it runs at every start)', async () => {
+    db = await openPglite(null);
+    const store = await openStore(db);
+    for (let i = 0; i < 40; i++) await store.files.saveIndexed(fileWrite(`/d/${i}.txt`, `h${i}`, i < 3 ? 'static:old' : 'static:current', 8, 1));
+    const reads = async (): Promise<{ scans: number; entries: number }> => {
+      await db.query('SELECT pg_stat_force_next_flush()'); // PGlite reports a statement's counters at the next one
+      const { rows } = await db.query<{ scans: string; entries: string }>(
+        `SELECT (SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'files') AS scans,
+                (SELECT idx_tup_read FROM pg_stat_user_indexes WHERE indexrelname = 'files_embedding_model_idx') AS entries`,
+      );
+      return { scans: Number(rows[0]!.scans), entries: Number(rows[0]!.entries) };
+    };
+    for (const [model, stale] of [['static:current', 3], ['static:old', 37], ['static:none', 40]] as const) {
+      const before = await reads();
+      expect(await store.embeddings.countStale(model)).to.equal(stale);
+      const after = await reads();
+      expect(after.scans - before.scans, 'sequential scans of files').to.equal(0);
+      expect(after.entries - before.entries, 'entries read from files_embedding_model_idx').to.equal(stale);
+    }
   });
 });

@@ -1,11 +1,14 @@
 /**
  * The index's upkeep after writes, in the background: documents of the keyword index are sealed into blocks (a
- * large tail makes every search slower), and planner statistics are refreshed after a burst. PGlite runs one
+ * large tail makes every search slower), the blocks are compacted at the end of a run once the sealed range has
+ * doubled (sealing in slices leaves many small blocks, and departed documents' postings), and planner statistics
+ * are refreshed after a burst. PGlite runs one
  * statement at a time, so the work is cut into slices sized to take about `sliceMs` each, with a pause between
  * them in which waiting searches go first: no search ever waits behind upkeep for long. Hand-written scheduling:
  * it is ours (what to do, how much at once, when to yield), not a solved problem a library could take.
  */
 import type { Logger } from '../logger.js';
+import type { CompactionStart } from '../store/keyword/compaction.js';
 import type { StoreApi } from '../store/store.js';
 
 export interface IndexUpkeepDeps {
@@ -21,12 +24,18 @@ export interface IndexUpkeepDeps {
   tailThreshold?: number;
   /** Documents written since the last ANALYZE that make another worth it (default 1,000). */
   analyzeAfter?: number;
+  /** Documents sealed since the last compaction that make the next one due, once the sealed range has doubled too. */
+  compactAfter?: number;
 }
 
 /** Small enough to stay short on a loaded machine before the first measurement sizes the next. */
 const FIRST_SLICE = 64;
 const MIN_SLICE = 16;
 const MAX_SLICE = 8192;
+/** The same for compaction, in blocks (a block is one to 128 postings). */
+const FIRST_COMPACT_SLICE = 1024;
+const MIN_COMPACT_SLICE = 64;
+const MAX_COMPACT_SLICE = 262_144;
 
 export interface UpkeepState {
   /** Whether a pass is running now. */
@@ -35,6 +44,8 @@ export interface UpkeepState {
   sealed: number;
   /** Tables whose statistics were refreshed since start-up (a table little changed since its last ANALYZE is left). */
   analyzed: number;
+  /** Compactions of the keyword index finished since start-up. */
+  compactions: number;
   /** The longest single slice so far on the store's thread, in ms (the longest any search could wait behind upkeep). */
   longestSliceMs: number;
 }
@@ -42,13 +53,14 @@ export interface UpkeepState {
 export class IndexUpkeep {
   readonly #deps: IndexUpkeepDeps;
   #slice = FIRST_SLICE;
+  #compactSlice = FIRST_COMPACT_SLICE;
   #running: Promise<void> | null = null;
   #again = false;
   #urgent = false;
   #written = 0;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
-  readonly #state: UpkeepState = { busy: false, sealed: 0, analyzed: 0, longestSliceMs: 0 };
+  readonly #state: UpkeepState = { busy: false, sealed: 0, analyzed: 0, compactions: 0, longestSliceMs: 0 };
 
   constructor(deps: IndexUpkeepDeps) {
     this.#deps = deps;
@@ -108,6 +120,8 @@ export class IndexUpkeep {
     const { search } = this.#deps.store;
     const urgent = this.#urgent;
     this.#urgent = false;
+    // A compaction left running (by a restart, or a pass cut short) goes first: a seal would void its copy.
+    await this.#compact('no');
     const threshold = urgent ? 1 : (this.#deps.tailThreshold ?? 256);
     if ((await search.unsealedKeywords()) >= threshold) {
       for (;;) {
@@ -121,6 +135,8 @@ export class IndexUpkeep {
         await pause(this.#deps.pauseMs ?? 25);
       }
     }
+    // At the end of a run only: compacting a bulk run's blocks as it goes would copy them again at every doubling.
+    await this.#compact(urgent ? 'due' : 'no');
     if (this.#written >= (this.#deps.analyzeAfter ?? 1000)) {
       this.#written = 0;
       for (let part = 0; !this.#closed; part++) {
@@ -132,6 +148,31 @@ export class IndexUpkeep {
           await pause(this.#deps.pauseMs ?? 25);
         }
       }
+    }
+  }
+
+  /** Runs compaction slices until it is done (or none runs, or none was due). */
+  async #compact(start: CompactionStart): Promise<void> {
+    const { search } = this.#deps.store;
+    const total = { read: 0, written: 0, dropped: 0 };
+    for (let step = start; !this.#closed; step = 'no') {
+      const started = performance.now();
+      const progress = await search.compactKeywords(this.#compactSlice, step, this.#deps.compactAfter);
+      const ms = performance.now() - started;
+      this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
+      if (progress.state === 'idle') return;
+      total.read += progress.blocksRead;
+      total.written += progress.blocksWritten;
+      total.dropped += progress.deadDropped;
+      if (progress.state === 'done') {
+        this.#state.compactions++;
+        this.#deps.logger.info(total, 'keyword index compacted');
+        return;
+      }
+      const target = this.#deps.sliceMs ?? 150;
+      const next = ms > 0 ? Math.round((progress.blocksRead * target) / ms) : this.#compactSlice * 2;
+      this.#compactSlice = Math.min(MAX_COMPACT_SLICE, Math.max(MIN_COMPACT_SLICE, Math.min(next, this.#compactSlice * 2)));
+      await pause(this.#deps.pauseMs ?? 25);
     }
   }
 

@@ -1,7 +1,7 @@
 /**
  * src/indexing/upkeep.ts on a real database (PGlite, and PostgreSQL with TEST_DATABASE_URL): after a run, every
- * new document of the keyword index is sealed into blocks in slices, and statistics are refreshed one table at a
- * time; searches answer the same before and after.
+ * new document of the keyword index is sealed into blocks in slices, the blocks are compacted once due, and
+ * statistics are refreshed one table at a time; searches answer the same before and after.
  */
 import { expect } from 'chai';
 import { insertFiles } from '../../bench/lib/keyword-db.js';
@@ -47,6 +47,39 @@ forEachEngine('IndexUpkeep', (engine) => {
       expect(upkeep.state.sealed).to.equal(300);
       const after = await search();
       expect(after).to.deep.equal(before);
+    } finally {
+      await upkeep.close();
+    }
+  });
+
+  it('compacts the blocks once due, after sealing, and finishes a compaction left running before it seals', async () => {
+    const blocks = async (): Promise<number> => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM keyword_blocks')).rows[0]!.n;
+    const note = (i: number) => ({ path: `/d/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `${WORDS[i % 10]} ${WORDS[(i * 3) % 10]} note` });
+    await insertFiles(db, Array.from({ length: 300 }, (_, i) => note(i)));
+    const search = () => store.search.keyword(parseSearchQuery('amber note'), { limit: 20 });
+    const before = await search();
+    // Slices at their floor (16 documents): every common word gets a block per slice, until compaction packs them.
+    const upkeep = new IndexUpkeep({ store, logger: createLogger('silent'), sliceMs: 1, pauseMs: 1, checkEveryMs: 0, compactAfter: 100 });
+    try {
+      upkeep.written(300, true);
+      await upkeep.idle();
+      expect(upkeep.state.sealed).to.equal(300);
+      expect(upkeep.state.compactions).to.equal(1);
+      // 11 words of up to 300 postings (3 blocks each at most) and 300 one-posting file-name numbers.
+      expect(await blocks()).to.be.at.most(11 * 3 + 300);
+      expect(await search()).to.deep.equal(before);
+
+      // A compaction running (left by a restart), new files: the pass finishes it, then seals them.
+      await insertFiles(db, Array.from({ length: 400 }, (_, i) => note(300 + i)));
+      upkeep.written(400, true);
+      await upkeep.idle();
+      expect(await store.search.compactKeywords(16, 'now')).to.include({ state: 'running' });
+      await insertFiles(db, [note(700)]);
+      upkeep.written(1, true);
+      await upkeep.idle();
+      expect(await store.search.unsealedKeywords()).to.equal(0);
+      expect(upkeep.state.compactions).to.equal(3); // the second due one, and the one left running
+      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM keyword_seal WHERE compaction_upto IS NULL')).rows[0]!.n).to.equal(1);
     } finally {
       await upkeep.close();
     }

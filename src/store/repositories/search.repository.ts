@@ -2,6 +2,7 @@ import pgvector from 'pgvector';
 import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordQueryOptions } from '../keyword/query.js';
 import { searchKeyword } from '../keyword/search.js';
 import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
+import { compactKeywordIndex, type CompactionProgress, type CompactionStart } from '../keyword/compaction.js';
 import type { CandidateFilters } from '../queries/filters.js';
 import { buildCorrectionQuery, type CorrectionRow } from '../keyword/lexicon.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
@@ -69,6 +70,13 @@ export interface SearchRepository {
   /** Documents of the keyword index not sealed into blocks yet. */
   unsealedKeywords(): Promise<number>;
   /**
+   * One step of the keyword index's compaction (keyword/compaction.ts), in one short transaction: copies about
+   * `maxBlocks` blocks, starting a copy when none runs and `start` allows ('due': once the sealed range has doubled
+   * and grown by `dueAfterDocs`), or swaps a complete one in. The caller repeats it while it answers 'running',
+   * and seals nothing meanwhile (a seal voids the copy).
+   */
+  compactKeywords(maxBlocks: number, start: CompactionStart, dueAfterDocs?: number): Promise<CompactionProgress>;
+  /**
    * Refreshes the planner statistics of the `part`-th table searches read, after a burst of writes (PGlite has no
    * autovacuum), when enough of it changed since its last ANALYZE (autovacuum's rule); null when there is no such
    * part. One table a call, so a search waits for one at most: ANALYZE samples a bounded number of rows, so each
@@ -116,6 +124,18 @@ const EF_SEARCH_PER_CHUNK = 2;
  */
 const SNIPPET_SOURCE_CHARS = 20_000;
 
+/**
+ * A sample of 300 × the statistics target rows, read page by page: at the default target (100) ANALYZE of files took
+ * 0.5–1 s of PGlite's thread at 100k files (searches wait behind it); at 30 it takes ~0.15 s, and the plans of
+ * searches (lookups by key) need no finer statistics.
+ */
+async function analyzeTable(db: SqlDatabase, table: (typeof ANALYZED_TABLES)[number]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}`);
+    await tx.exec(`ANALYZE ${table}`);
+  });
+}
+
 async function lexemesOf(db: SqlDatabase, text: string): Promise<string[]> {
   const { rows } = await db.query<{ lexemes: string[] }>(
     `SELECT coalesce(array_agg(u.lexeme), '{}') AS lexemes FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', $1)) AS u`,
@@ -133,6 +153,12 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
 
     sealKeywords(maxDocs) {
       return sealKeywordIndex(db, maxDocs);
+    },
+
+    async compactKeywords(maxBlocks, start, dueAfterDocs) {
+      const progress = await compactKeywordIndex(db, maxBlocks, start, dueAfterDocs);
+      if (progress.state === 'done') await analyzeTable(db, 'keyword_blocks'); // a new table: no statistics yet
+      return progress;
     },
 
     async semantic(search) {
@@ -235,13 +261,7 @@ LIMIT ${files}`;
         { prepare: true },
       );
       if (rows[0]?.stale !== true) return { outcome: 'unchanged', ms: performance.now() - started };
-      // A sample of 300 × the statistics target rows, read page by page: at the default target (100) ANALYZE of
-      // files took 0.5–1 s of PGlite's thread at 100k files (searches wait behind it); at 30 it takes ~0.15 s, and
-      // the plans of searches (lookups by key) need no finer statistics.
-      await db.transaction(async (tx) => {
-        await tx.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}`);
-        await tx.exec(`ANALYZE ${table}`);
-      });
+      await analyzeTable(db, table);
       return { outcome: 'analyzed', ms: performance.now() - started };
     },
   };

@@ -1,4 +1,3 @@
-import { MessageChannel } from 'node:worker_threads';
 import { expect } from 'chai';
 import { CallGate, type CallPriority } from '../../src/store/call-gate.js';
 import { expectRejection } from '../helpers/assert.js';
@@ -22,7 +21,6 @@ describe('CallGate', () => {
     const gate = new CallGate();
     const started: string[] = [];
     const write1 = held(gate, 'background', 'write1', started);
-    await tick();
     const write2 = held(gate, 'background', 'write2', started);
     const write3 = held(gate, 'background', 'write3', started);
     const search1 = held(gate, 'interactive', 'search1', started);
@@ -37,31 +35,6 @@ describe('CallGate', () => {
     }
     expect(started).to.deep.equal(['write1', 'search1', 'search2', 'write2', 'write3']);
     expect(gate.waiting).to.deep.equal({ interactive: 0, background: 0 });
-  });
-
-  it('chooses among every call that arrived together: a search sent after writes, in one batch of messages, runs first', async () => {
-    // The store's thread receives calls as messages on its port; while a call blocks the thread, the calls sent
-    // meanwhile wait as messages and are delivered in one batch. Each write here finishes without yielding (like
-    // a PGlite statement), so a gate that started the first message's call at once would run them in arrival order.
-    const gate = new CallGate();
-    const ran: string[] = [];
-    const { port1, port2 } = new MessageChannel();
-    const all: Promise<void>[] = [];
-    const received = new Promise<void>((resolve) => {
-      port2.on('message', (call: { name: string; priority: CallPriority }) => {
-        all.push(gate.run(call.priority, () => {
-          ran.push(call.name);
-          return Promise.resolve();
-        }));
-        if (all.length === 4) resolve();
-      });
-    });
-    for (const name of ['write1', 'write2', 'write3']) port1.postMessage({ name, priority: 'background' });
-    port1.postMessage({ name: 'search', priority: 'interactive' });
-    await received;
-    await Promise.all(all);
-    port2.close();
-    expect(ran).to.deep.equal(['search', 'write1', 'write2', 'write3']);
   });
 
   it('passes a failure to its caller and lets the next call run', async () => {

@@ -9,12 +9,15 @@ export interface SealProgress {
   sealed: number;
   /** Documents still unsealed after it. */
   remaining: number;
+  /** Time the store's thread spent on it, in ms (on the main thread the call also waits behind searches). */
+  ms: number;
 }
 
 /** Seals the `maxDocs` lowest unsealed documents, in one transaction (the seal function is one statement). */
 export async function sealKeywordIndex(db: SqlDatabase, maxDocs: number): Promise<SealProgress> {
   if (!Number.isSafeInteger(maxDocs) || maxDocs < 1) throw new RangeError(`bad slice size ${maxDocs}`);
-  return db.transaction(async (tx) => {
+  const started = performance.now();
+  const progress = await db.transaction(async (tx) => {
     const sealed = (await tx.query<{ n: number }>('SELECT filesift_keyword_seal($1::integer) AS n', [maxDocs])).rows[0]?.n ?? 0;
     const remaining =
       (await tx.query<{ n: number }>('SELECT count(*)::integer AS n FROM keyword_docs WHERE doc > (SELECT upto FROM keyword_seal)')).rows[0]?.n ?? 0;
@@ -23,4 +26,5 @@ export async function sealKeywordIndex(db: SqlDatabase, maxDocs: number): Promis
     if (sealed > 0 && remaining === 0 && db.engine === 'pglite') await tx.exec('TRUNCATE keyword_tail');
     return { sealed, remaining };
   });
+  return { ...progress, ms: performance.now() - started };
 }

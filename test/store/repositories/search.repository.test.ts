@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import type { StoreApi } from '../../../src/store/store.js';
+import { eventually } from '../../helpers/assert.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { indexedFileWrite, openTestStore, type TestStore } from '../../helpers/store.js';
 
@@ -75,6 +76,9 @@ forEachEngine('search repository, upkeep', (engine) => {
   let store: StoreApi;
   const write = (i: number): IndexedFileWrite => indexedFileWrite(`/d/${i}.txt`, [], { contentHash: `h${i}`, text: `file number ${i}` });
 
+  const changedSinceAnalyze = async (): Promise<number> =>
+    (await opened.db.query<{ n: number }>(`SELECT n_mod_since_analyze::integer AS n FROM pg_stat_user_tables WHERE relname = 'files'`)).rows[0]?.n ?? -1;
+
   beforeEach(async () => {
     opened = await openTestStore(engine);
     store = opened.store;
@@ -83,12 +87,28 @@ forEachEngine('search repository, upkeep', (engine) => {
 
   it('refreshes statistics from a bounded sample (statistics target 30), so one ANALYZE stays short at any size', async () => {
     for (let i = 0; i < 120; i++) await store.files.saveIndexed(write(i));
-    expect(await store.search.analyze(0)).to.equal(true); // files
+    expect((await store.search.analyze(0))?.outcome).to.equal('analyzed'); // files
     const { rows } = await opened.db.query<{ bounds: number }>(
       `SELECT array_length(histogram_bounds::text::text[], 1) AS bounds FROM pg_stats WHERE tablename = 'files' AND attname = 'path'`,
     );
     // 120 distinct paths: the default target (100) would keep 101 bounds; 30 keeps at most 31.
     expect(rows[0]?.bounds).to.be.within(2, 31);
-    expect(await store.search.analyze(99)).to.equal(false);
+    expect(await store.search.analyze(99)).to.equal(null);
+  });
+
+  it("analyzes a table again only once more than autovacuum's share of it changed (50 rows + 10 %)", async () => {
+    // The server's autovacuum must not analyze it meanwhile (PGlite has none).
+    await opened.db.exec('ALTER TABLE files SET (autovacuum_enabled = false)');
+    for (let i = 0; i < 200; i++) await store.files.saveIndexed(write(i));
+    // The server counts changes per transaction and publishes them about a second later: wait until all are counted.
+    await eventually(async () => (await changedSinceAnalyze()) >= 200);
+    expect((await store.search.analyze(0))?.outcome).to.equal('analyzed');
+    for (let i = 200; i < 210; i++) await store.files.saveIndexed(write(i));
+    const changed = await eventually(async () => (await changedSinceAnalyze()) || false);
+    expect(changed).to.be.below(50 + 20); // 200 rows analyzed: the threshold
+    expect((await store.search.analyze(0))?.outcome).to.equal('unchanged');
+    for (let i = 210; i < 300; i++) await store.files.saveIndexed(write(i));
+    await eventually(async () => expect((await store.search.analyze(0))?.outcome).to.equal('analyzed'));
+    expect((await store.search.analyze(0))?.outcome).to.equal('unchanged');
   });
 });

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openPglite, type PgliteOptions } from '../../../src/store/engines/pglite.js';
+import { openPglite, sharedBuffersMb, type PgliteOptions } from '../../../src/store/engines/pglite.js';
 
 /** Writes ~6 MB of incompressible rows in 12 transactions; answers the log's growth since the last checkpoint. */
 async function writeAndMeasure(options: PgliteOptions): Promise<{ grown: number; maxWalSize: string }> {
@@ -52,6 +52,38 @@ describe('the PGlite engine', () => {
       expect(segments.length).to.be.at.most(2);
     } finally {
       await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sizes shared_buffers from the database on disk: the floor for a new one, more as it grows, the default at most', async () => {
+    const MB = 1024 * 1024;
+    expect(sharedBuffersMb(0)).to.equal(16);
+    expect(sharedBuffersMb(20 * MB)).to.equal(48);
+    expect(sharedBuffersMb(64 * MB)).to.equal(128);
+    expect(sharedBuffersMb(10_000 * MB)).to.equal(128);
+
+    const dir = await mkdtemp(path.join(tmpdir(), 'filesift-pglite-buffers-'));
+    const shown = async (db: Awaited<ReturnType<typeof openPglite>>) => (await db.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]!.shared_buffers;
+    try {
+      let db = await openPglite(dir);
+      expect(db.sharedBuffersMb).to.equal(16);
+      expect(await shown(db)).to.equal('16MB');
+      // ~24 MB of text stored as is (no compression; ~40 MB on disk), then a reopen: more than the floor, less than the default.
+      await db.exec('CREATE TABLE filler (body text); ALTER TABLE filler ALTER COLUMN body SET STORAGE EXTERNAL');
+      await db.query(`INSERT INTO filler (body) SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 3000) AS g, generate_series(1, 250) AS i GROUP BY g`);
+      await db.exec('CHECKPOINT');
+      await db.close();
+      db = await openPglite(dir);
+      try {
+        expect(db.sharedBuffersMb).to.be.above(16).and.below(128);
+        expect(await shown(db)).to.equal(`${db.sharedBuffersMb}MB`);
+        const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM filler');
+        expect(rows[0]!.n).to.equal(3000);
+      } finally {
+        await db.close();
+      }
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });

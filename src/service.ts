@@ -106,7 +106,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     // thread while the store opens on its own; it is needed only once the services exist.
     const httpModule = import('./http/app.js');
     httpModule.catch(() => undefined); // a failure is thrown where it is awaited, below
-    const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+    const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffersMb: config.sharedBuffersMb, logger });
     stack.push(() => store.close());
     phases.store_open_ms = Math.round(performance.now());
     const ownData = new OwnDataDir(config.dataDir);

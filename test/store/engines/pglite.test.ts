@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { probeThreadMemory } from '../../../src/lib/thread-memory.js';
 import { openPglite, sharedBuffersMb, type PgliteOptions } from '../../../src/store/engines/pglite.js';
+import { eventually } from '../../helpers/assert.js';
+import { startTestService } from '../../helpers/service.js';
 
 /** Writes ~6 MB of incompressible rows in 12 transactions; answers the log's growth since the last checkpoint. */
 async function writeAndMeasure(options: PgliteOptions): Promise<{ grown: number; maxWalSize: string }> {
@@ -102,6 +105,24 @@ describe('the PGlite engine', () => {
     } finally {
       await db.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the service's store opens with FILESIFT_SHARED_BUFFERS_MB when it is set (its WASM memory holds them)", async () => {
+    const sized = await startTestService('pglite');
+    const set = await startTestService('pglite', { FILESIFT_SHARED_BUFFERS_MB: '256' });
+    try {
+      // Both stores answer in one probe; tell them apart by size: one near 128 MB (16 MB of buffers), one above 256 MB.
+      const sizes = await eventually(async () => {
+        const answers = (await probeThreadMemory(1000)).filter((t) => t.role === 'store').map((t) => t.wasm);
+        if (answers.length !== 2) throw new Error(`${answers.length} of the 2 stores answered the probe`);
+        return answers.sort((a, b) => a - b);
+      });
+      expect(sizes[0]).to.be.below(200 * 1024 * 1024);
+      expect(sizes[1]).to.be.above(256 * 1024 * 1024);
+    } finally {
+      await set.destroy();
+      await sized.destroy();
     }
   });
 });

@@ -56,28 +56,6 @@ describe('CallGate', () => {
     expect(gate.waiting).to.deep.equal({ interactive: 0, background: 0 });
   });
 
-  it("keeps background calls out a moment after an interactive call, for the same search's next call", async () => {
-    // A hold far longer than the two event-loop turns below take, so the order cannot depend on the machine's speed.
-    const gate = new CallGate(3_000);
-    const started: string[] = [];
-    const keyword = held(gate, 'interactive', 'keyword', started);
-    await tick();
-    const write = held(gate, 'background', 'write', started);
-    keyword.release();
-    await keyword.done;
-    await tick();
-    await tick();
-    expect(started).to.deep.equal(['keyword']); // the write waits: the search may send another call
-    const describe = held(gate, 'interactive', 'describe', started);
-    await tick();
-    expect(started).to.deep.equal(['keyword', 'describe']); // the follow-up goes at once, the gate was held for it
-    describe.release();
-    write.release();
-    await describe.done;
-    expect(await write.done).to.equal('write'); // and once no follow-up came, the write runs
-    expect(started).to.deep.equal(['keyword', 'describe', 'write']);
-  });
-
   it('passes a failure to its caller and lets the next call run', async () => {
     const gate = new CallGate();
     const failing = gate.run('background', () => Promise.reject(new Error('disk full')));

@@ -38,7 +38,7 @@ import { createScratchDatabase } from '../test/helpers/engines.js';
 import { databaseSize, directoryBytes, listFiles } from './lib/bench-service.js';
 import { formatBreakdown, spread } from './lib/breakdown.js';
 import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
-import { peakRssBytes, sampleTreeRss, untilQuiet } from './lib/proc.js';
+import { peakRssBytes, sampleTreeRss, shebangEnvironment, untilQuiet } from './lib/proc.js';
 import { markdownTable } from './lib/search-bench.js';
 
 const CLI = {
@@ -120,7 +120,7 @@ const PHASES: [keyof StartUpPhases, string][] = [
 async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, onMemory?: (sample: MemorySample) => void): Promise<Served> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...shebangEnvironment(cli), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

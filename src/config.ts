@@ -27,6 +27,8 @@ export interface ServiceConfig {
   logLevel: LogLevel;
   /** Diagnostics: log each thread's memory every this many ms (FILESIFT_MEMORY_LOG_MS; null: never). */
   memoryLogMs: number | null;
+  /** PGlite's shared_buffers in MB (FILESIFT_SHARED_BUFFERS_MB); null: sized from the database at each start. */
+  sharedBuffersMb: number | null;
   /** Extra Host header names accepted besides loopback names (DNS-rebinding defence). */
   allowedHosts: string[];
   /** Origins allowed by CORS; empty means no CORS headers at all. */
@@ -144,6 +146,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   if (memoryLogMs !== null && (!Number.isInteger(memoryLogMs) || memoryLogMs < 100)) {
     throw new ConfigError(`FILESIFT_MEMORY_LOG_MS must be an integer of at least 100 (milliseconds), got '${memoryLogText}'`);
   }
+  const buffersText = env.FILESIFT_SHARED_BUFFERS_MB?.trim();
+  const sharedBuffersMb = buffersText ? Number(buffersText) : null;
+  if (sharedBuffersMb !== null && (!Number.isInteger(sharedBuffersMb) || sharedBuffersMb < 1 || sharedBuffersMb > 4096)) {
+    throw new ConfigError(`FILESIFT_SHARED_BUFFERS_MB must be a whole number of megabytes from 1 to 4096, got '${buffersText}'`);
+  }
   return {
     host,
     port,
@@ -154,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     ...modelPullFromEnv(env),
     logLevel,
     memoryLogMs,
+    sharedBuffersMb,
     allowedHosts: list(env.FILESIFT_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
     corsOrigins: list(env.FILESIFT_CORS_ORIGINS),
     version: packageVersion(),

@@ -71,6 +71,8 @@ export interface StartOptions {
   watcherTuning?: Partial<WatcherTuning>;
   /** How long queue changes may wait before they are written (default 250 ms). */
   queueFlushIntervalMs?: number;
+  /** Test seam: how long the query embedder's and the snippet threads are kept after their last search (default 5 min). */
+  laneIdleMs?: number;
 }
 
 /**
@@ -104,7 +106,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     // thread while the store opens on its own; it is needed only once the services exist.
     const httpModule = import('./http/app.js');
     httpModule.catch(() => undefined); // a failure is thrown where it is awaited, below
-    const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+    const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffersMb: config.sharedBuffersMb, logger });
     stack.push(() => store.close());
     phases.store_open_ms = Math.round(performance.now());
     const ownData = new OwnDataDir(config.dataDir);
@@ -127,7 +129,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     settings.subscribe((next, keys) => {
       if (keys.includes('queue.max_concurrency')) void pool.resize(next.queue.max_concurrency);
     });
-    const models = new ModelService({ config, pool, initial: embedder, bus, logger });
+    const models = new ModelService({ config, pool, initial: embedder, bus, logger, ...(options.laneIdleMs !== undefined ? { queryLaneIdleMs: options.laneIdleMs } : {}) });
     stack.push(() => models.close());
 
     // Indexing: the per-file flow, the runs, the index's upkeep after them, and filter changes brought to the index.
@@ -204,7 +206,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     });
     stack.push(() => watcher.close());
 
-    const snippets = SnippetLane.start();
+    const snippets = SnippetLane.start(options.laneIdleMs);
     stack.push(() => snippets.close());
     const search = new SearchService({ store: store.api, settings, logger: logger.child({ actor: 'search' }), embedder: () => models.queryLane(), snippets });
     const status = new StatusService(store, config.version, { embedder: models, worker_pool: indexing, watcher, queue, scheduler }, () => watcher.ready);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, realpath, rm, symlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,8 +32,9 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 /** How long a test waits for a started service to answer (see the suite's timeout). */
 const START_DEADLINE_MS = 90_000;
 
-function run(env: Record<string, string>, { token = true }: { token?: boolean } = {}): Run {
-  const child = spawn(process.execPath, [cli, 'serve'], {
+/** `node cli.js serve`, or (asBin) the file itself, as the `filesift` command runs: its first line picks node. */
+function run(env: Record<string, string>, { token = true, asBin = false }: { token?: boolean; asBin?: boolean } = {}): Run {
+  const child = spawn(asBin ? cli : process.execPath, asBin ? ['serve'] : [cli, 'serve'], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', FILESIFT_MODEL_PULL: 'off', ...(token ? { FILESIFT_API_TOKEN: TOKEN } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -84,6 +85,23 @@ describe('filesift CLI (a real process)', function () {
       second.child.kill('SIGINT');
     }
     expect(await second.exited).to.equal(0);
+  });
+
+  it('as the filesift command, runs the service with two glibc malloc arenas (MALLOC_ARENA_MAX from its first line)', async function () {
+    if (process.platform !== 'linux') this.skip(); // /proc: the variable matters to glibc only
+    await chmod(cli, 0o755); // what npm link / npm install -g do to a bin
+    const port = await freePort();
+    const r = run({ PORT: String(port), FILESIFT_DATA_DIR: dataDir, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` }, { asBin: true });
+    try {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/api/status/`, { headers: auth })).status === 200, START_DEADLINE_MS, 200);
+      // env(1) execs node: the process that listens is the one spawned.
+      const environ = (await readFile(`/proc/${r.child.pid}/environ`, 'utf8')).split('\0');
+      expect(environ).to.include('MALLOC_ARENA_MAX=2');
+      expect(await readFile(`/proc/${r.child.pid}/comm`, 'utf8')).to.match(/^node/);
+    } finally {
+      r.child.kill('SIGTERM');
+    }
+    expect(await r.exited).to.equal(0);
   });
 
   it('refuses to listen beyond loopback without a token, with one clear line', async () => {

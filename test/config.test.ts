@@ -4,7 +4,7 @@ import { checkPrivileges, ConfigError, DEFAULT_PORT, loadConfig } from '../src/c
 describe('loadConfig', () => {
   it('defaults to loopback on port 60534 with the embedded database', () => {
     const config = loadConfig({});
-    expect(config).to.include({ host: '127.0.0.1', port: DEFAULT_PORT, databaseUrl: null, apiToken: null, logLevel: 'info', memoryLogMs: null });
+    expect(config).to.include({ host: '127.0.0.1', port: DEFAULT_PORT, databaseUrl: null, apiToken: null, logLevel: 'info', memoryLogMs: null, sharedBuffersMb: null });
     expect(DEFAULT_PORT).to.equal(60534);
     expect(config.dataDir).to.match(/filesift$/);
   });
@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       FILESIFT_ALLOWED_HOSTS: 'a.lan, B.lan',
       FILESIFT_CORS_ORIGINS: 'http://x',
       FILESIFT_MEMORY_LOG_MS: '1000',
+      FILESIFT_SHARED_BUFFERS_MB: '512',
     });
     expect(config).to.deep.include({
       host: '0.0.0.0',
@@ -33,6 +34,7 @@ describe('loadConfig', () => {
       allowedHosts: ['a.lan', 'b.lan'],
       corsOrigins: ['http://x'],
       memoryLogMs: 1000,
+      sharedBuffersMb: 512,
     });
   });
 
@@ -56,6 +58,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FILESIFT_MODEL_VARIANT: 'fp16' })).to.throw(ConfigError, /FILESIFT_MODEL_VARIANT/);
     expect(() => loadConfig({ FILESIFT_MODEL_BASE_URL: 'ftp://x' })).to.throw(ConfigError, /FILESIFT_MODEL_BASE_URL/);
     expect(() => loadConfig({ FILESIFT_MEMORY_LOG_MS: '10' })).to.throw(ConfigError, /FILESIFT_MEMORY_LOG_MS must be an integer of at least 100/);
+    expect(() => loadConfig({ FILESIFT_SHARED_BUFFERS_MB: '1.5' })).to.throw(ConfigError, /FILESIFT_SHARED_BUFFERS_MB must be a whole number of megabytes/);
+    expect(() => loadConfig({ FILESIFT_SHARED_BUFFERS_MB: '9000' })).to.throw(ConfigError, /FILESIFT_SHARED_BUFFERS_MB/);
   });
 
   it('reads the model variables: all-MiniLM-L6-v2 (int8), never downloaded by itself, by default', () => {

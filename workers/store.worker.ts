@@ -13,7 +13,7 @@ import { CallGate } from '../src/store/call-gate.js';
 import { callPriority, openStore, storeMethods, type StoreApi } from '../src/store/store.js';
 
 if (!parentPort) throw new Error('store.worker must run as a worker thread');
-const { dataDir } = workerData as StoreWorkerData;
+const { dataDir, sharedBuffersMb } = workerData as StoreWorkerData;
 
 let db: PgliteDatabase | null = null;
 let store: StoreApi | null = null;
@@ -22,7 +22,7 @@ answerMemoryProbes('store', () => db?.wasmBytes() ?? 0);
 
 const api: StoreWorkerApi = {
   async open() {
-    db = await openPglite(dataDir);
+    db = await openPglite(dataDir, sharedBuffersMb == null ? {} : { sharedBuffersMb });
     store = await openStore(db);
   },
   async call(repository, method, args) {

@@ -20,7 +20,7 @@ export interface BenchServiceOptions {
   pgDatabase?: string;
   /** Keep the index here (PGlite) instead of a fresh temp directory removed on close. */
   dataDir?: string;
-  /** Extra environment for loadConfig (FILESIFT_MODEL_DIR is passed through from the process by default). */
+  /** Extra environment for loadConfig (FILESIFT_MODEL_DIR and FILESIFT_SHARED_BUFFERS_MB are passed through from the process). */
   env?: Record<string, string>;
 }
 
@@ -63,7 +63,10 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
       ? { url: await ensureDatabase(options.pgUrl, options.pgDatabase), drop: async () => undefined }
       : await createScratchDatabase(options.pgUrl, 'filesift_bench');
   const passThrough: Record<string, string> = {};
-  if (process.env.FILESIFT_MODEL_DIR) passThrough.FILESIFT_MODEL_DIR = process.env.FILESIFT_MODEL_DIR;
+  for (const name of ['FILESIFT_MODEL_DIR', 'FILESIFT_SHARED_BUFFERS_MB']) {
+    const value = process.env[name];
+    if (value) passThrough[name] = value;
+  }
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',

@@ -117,3 +117,20 @@ export async function untilQuiet(
     if (now.at - busy.at >= quietMs) return busy;
   }
 }
+
+/**
+ * The variables a script's first line sets (`#!/usr/bin/env -S NAME=value ... node`): a benchmark starts the
+ * service with `node CLI serve` as its bin would, with these (src/cli.ts sets MALLOC_ARENA_MAX there).
+ */
+export function shebangEnvironment(file: string): Record<string, string> {
+  const first = readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
+  const match = /^#!\S*env\s+-S\s+(.*)$/.exec(first);
+  if (!match) return {};
+  const env: Record<string, string> = {};
+  for (const word of match[1]!.split(/\s+/)) {
+    const eq = word.indexOf('=');
+    if (eq <= 0) break;
+    env[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  return env;
+}

@@ -32,6 +32,8 @@ export interface ModelServiceDeps {
   initial: ActiveEmbedder;
   bus: EventBus;
   logger: Logger;
+  /** How long the query lane's thread is kept after its last search (default QUERY_LANE_IDLE_MS). */
+  queryLaneIdleMs?: number;
 }
 
 export class ModelService {
@@ -50,9 +52,14 @@ export class ModelService {
     );
     this.#pull = autoModelPull(config, bus, logger, () => this.#manager.refresh('the model was downloaded'));
     // Queries are embedded on a lane of their own, always with the model the index is built with.
-    this.#lanes = new QueryLanes({ active: () => this.#manager.active, logger: logger.child({ actor: 'search' }) });
+    this.#lanes = new QueryLanes({
+      active: () => this.#manager.active,
+      logger: logger.child({ actor: 'search' }),
+      ...(deps.queryLaneIdleMs !== undefined ? { idleMs: deps.queryLaneIdleMs } : {}),
+    });
     // The lane loads at the first search (which waits for it, ~1 s for the built-in model), not at every start:
-    // most starts are a restart at login with nothing to search yet, and the lane holds its own model in memory.
+    // most starts are a restart at login with nothing to search yet, and the lane holds its own model in memory;
+    // for the same reason it ends after a while without searches.
   }
 
   /** The embedder the index is built with (identity and dimension null when there is none). */
@@ -73,6 +80,15 @@ export class ModelService {
   /** The query lane of the active embedder (waiting while it loads), or why semantic search is unavailable. */
   queryLane(): Promise<QueryLane> {
     return this.#lanes.current();
+  }
+
+  /** Whether the query lane's thread is started, and how many lanes were started so far (tests). */
+  get queryLaneStarted(): boolean {
+    return this.#lanes.started;
+  }
+
+  get queryLaneStarts(): number {
+    return this.#lanes.starts;
   }
 
   /**

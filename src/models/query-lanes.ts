@@ -9,7 +9,16 @@ export interface QueryLanesDeps {
   /** The embedder the index is being built with (EmbedderManager.active): queries must use the same model. */
   active: () => ActiveEmbedder;
   logger: Logger;
+  /** How long the lane's thread is kept after its last search (default QUERY_LANE_IDLE_MS). */
+  idleMs?: number;
 }
+
+/**
+ * A lane unused this long ends its thread, which holds its own copy of the model (measured with the snippet
+ * thread's end, on a 1,060-file index: 536 → 458 MB RSS); the next search starts it again (that search answered
+ * in 371 ms instead of 130).
+ */
+export const QUERY_LANE_IDLE_MS = 5 * 60_000;
 
 /**
  * Keeps the query lane on the model the index uses. The lane's thread loads in the background; a search that
@@ -20,6 +29,8 @@ export class QueryLanes {
   #key: string | null = null;
   #lane: Promise<QueryLane> | null = null;
   #closed = false;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #starts = 0;
 
   constructor(private readonly deps: QueryLanesDeps) {}
 
@@ -32,15 +43,38 @@ export class QueryLanes {
       const previous = this.#lane;
       this.#key = key;
       this.#lane = this.#start(active);
+      this.#starts++;
       if (previous) {
         QueryLanes.#closeLane(previous).catch((err: unknown) => this.deps.logger.warn({ err }, 'the previous query lane did not close cleanly'));
       }
     }
+    this.#armIdleEnd();
     return this.#lane;
+  }
+
+  /** (Re)starts the countdown to ending an unused lane; its queries in flight are answered first (#closeLane). */
+  #armIdleEnd(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      const lane = this.#lane;
+      this.#lane = null;
+      this.#key = null;
+      if (lane) QueryLanes.#closeLane(lane).catch((err: unknown) => this.deps.logger.warn({ err }, 'the idle query lane did not close cleanly'));
+    }, this.deps.idleMs ?? QUERY_LANE_IDLE_MS).unref();
+  }
+
+  /** Whether a lane is started, and how many were so far (tests). */
+  get started(): boolean {
+    return this.#lane !== null;
+  }
+
+  get starts(): number {
+    return this.#starts;
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#idleTimer);
     const lane = this.#lane;
     this.#lane = null;
     if (lane) await QueryLanes.#closeLane(lane);

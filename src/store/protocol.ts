@@ -4,6 +4,8 @@ import type { RepositoryName, StoreArgs, StoreMethod, StoreResult } from './stor
 export interface StoreWorkerData {
   /** PGlite data directory; null for an in-memory database (tests). */
   dataDir: string | null;
+  /** PGlite's shared_buffers (MB); null or absent: sized from the database (engines/pglite.ts, sharedBuffersMb). */
+  sharedBuffersMb?: number | null;
 }
 
 /** The store worker's message interface, exposed through comlink: one typed call per repository method. */

@@ -19,6 +19,8 @@ export interface SpawnStoreOptions {
   databaseUrl: string | null;
   /** Service data directory; PGlite keeps its files in <dataDir>/pglite. Null: PGlite in memory (tests). */
   dataDir: string | null;
+  /** PGlite's shared_buffers (MB); null or absent: sized from the database at open. */
+  sharedBuffersMb?: number | null;
   logger: Logger;
 }
 
@@ -42,6 +44,6 @@ export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandl
     }
   }
   const dataDir = options.dataDir ? pgliteDir(options.dataDir) : null;
-  const client = await WorkerStoreClient.start({ dataDir }, options.logger.child({ actor: 'store' }));
+  const client = await WorkerStoreClient.start({ dataDir, sharedBuffersMb: options.sharedBuffersMb ?? null }, options.logger.child({ actor: 'store' }));
   return { api: client.api, engine: 'pglite', location: dataDir ?? 'memory', close: () => client.close() };
 }

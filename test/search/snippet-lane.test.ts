@@ -75,4 +75,30 @@ forEachEngine('snippet lane: snippets off the main thread', (engine) => {
     expect(res.body.highlights).to.deep.equal(highlightWords(res.body.text as string, matcher));
     expect((res.body.highlights as unknown[]).length).to.equal(2);
   });
+
+  it('ends the snippet and query-embedder threads after a while without searches; the next search starts them and answers the same', async () => {
+    // A service of its own whose lanes end 300 ms after their last use.
+    const idle = await startTestService(engine, {}, undefined, { laneIdleMs: 300 });
+    try {
+      await idle.request('POST', '/api/index/directory', { directory_path: tree.root });
+      await idle.service.indexing.settled();
+      expect([idle.service.snippets.started, idle.service.models.queryLaneStarted], 'nothing searched yet').to.deep.equal([false, false]);
+      const search = () => idle.request('POST', '/api/search/', { query: 'lighthouse keepers', mode: 'hybrid', limit: 10 });
+      const first = await search();
+      expect(first.status).to.equal(200);
+      expect(first.body.results).to.have.length(10);
+      expect(first.body.notice, 'semantic side answered').to.equal(null);
+      expect((first.body.results as { cosine: number | null }[])[0]!.cosine).to.be.a('number');
+      expect([idle.service.snippets.starts, idle.service.models.queryLaneStarts]).to.deep.equal([1, 1]);
+      await eventually(() => !idle.service.snippets.started && !idle.service.models.queryLaneStarted);
+      const again = await search();
+      expect(again.status).to.equal(200);
+      expect([idle.service.snippets.starts, idle.service.models.queryLaneStarts], 'started again by the search').to.deep.equal([2, 2]);
+      expect(again.body.notice).to.equal(null);
+      const view = (r: typeof first) => (r.body.results as { file: { id: number }; snippet: string; relevance_score: number }[]).map((x) => [x.file.id, x.snippet, x.relevance_score]);
+      expect(view(again)).to.deep.equal(view(first));
+    } finally {
+      await idle.destroy();
+    }
+  });
 });

@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openPglite, type PgliteOptions } from '../../../src/store/engines/pglite.js';
+import { probeThreadMemory } from '../../../src/lib/thread-memory.js';
+import { openPglite, sharedBuffersMb, type PgliteOptions } from '../../../src/store/engines/pglite.js';
+import { eventually } from '../../helpers/assert.js';
+import { startTestService } from '../../helpers/service.js';
 
 /** Writes ~6 MB of incompressible rows in 12 transactions; answers the log's growth since the last checkpoint. */
 async function writeAndMeasure(options: PgliteOptions): Promise<{ grown: number; maxWalSize: string }> {
@@ -53,6 +56,73 @@ describe('the PGlite engine', () => {
     } finally {
       await db.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sizes shared_buffers from the database on disk: the floor for a new one, more as it grows, the default at most', async () => {
+    const MB = 1024 * 1024;
+    expect(sharedBuffersMb(0)).to.equal(16);
+    expect(sharedBuffersMb(20 * MB)).to.equal(48);
+    expect(sharedBuffersMb(64 * MB)).to.equal(128);
+    expect(sharedBuffersMb(10_000 * MB)).to.equal(128);
+
+    const dir = await mkdtemp(path.join(tmpdir(), 'filesift-pglite-buffers-'));
+    const shown = async (db: Awaited<ReturnType<typeof openPglite>>) => (await db.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]!.shared_buffers;
+    try {
+      let db = await openPglite(dir);
+      expect(db.sharedBuffersMb).to.equal(16);
+      expect(await shown(db)).to.equal('16MB');
+      // ~24 MB of text stored as is (no compression; ~40 MB on disk), then a reopen: more than the floor, less than the default.
+      await db.exec('CREATE TABLE filler (body text); ALTER TABLE filler ALTER COLUMN body SET STORAGE EXTERNAL');
+      await db.query(`INSERT INTO filler (body) SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 3000) AS g, generate_series(1, 250) AS i GROUP BY g`);
+      await db.exec('CHECKPOINT');
+      await db.close();
+      db = await openPglite(dir);
+      try {
+        expect(db.sharedBuffersMb).to.be.above(16).and.below(128);
+        expect(await shown(db)).to.equal(`${db.sharedBuffersMb}MB`);
+        const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM filler');
+        expect(rows[0]!.n).to.equal(3000);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('creates a new database in a thread that then ends: what initdb held is not kept by the open engine', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'filesift-pglite-new-'));
+    const before = process.memoryUsage().external;
+    const db = await openPglite(dir);
+    try {
+      // Created in this thread, the instance kept ~500 MB of initdb's WASM memory; opened after the creating
+      // thread ended, it holds its own WASM memory (128 MB) and little else.
+      expect(process.memoryUsage().external - before).to.be.below(300 * 1024 * 1024);
+      expect(await readdir(dir)).to.include('PG_VERSION');
+      await db.exec('CREATE TABLE t (x int); INSERT INTO t VALUES (1)');
+      expect((await db.query<{ x: number }>('SELECT x FROM t')).rows).to.deep.equal([{ x: 1 }]);
+    } finally {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the service's store opens with FILESIFT_SHARED_BUFFERS_MB when it is set (its WASM memory holds them)", async () => {
+    const sized = await startTestService('pglite');
+    const set = await startTestService('pglite', { FILESIFT_SHARED_BUFFERS_MB: '256' });
+    try {
+      // Both stores answer in one probe; tell them apart by size: one near 128 MB (16 MB of buffers), one above 256 MB.
+      const sizes = await eventually(async () => {
+        const answers = (await probeThreadMemory(1000)).filter((t) => t.role === 'store').map((t) => t.wasm);
+        if (answers.length !== 2) throw new Error(`${answers.length} of the 2 stores answered the probe`);
+        return answers.sort((a, b) => a - b);
+      });
+      expect(sizes[0]).to.be.below(200 * 1024 * 1024);
+      expect(sizes[1]).to.be.above(256 * 1024 * 1024);
+    } finally {
+      await set.destroy();
+      await sized.destroy();
     }
   });
 });

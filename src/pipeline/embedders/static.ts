@@ -39,6 +39,11 @@ export interface StaticOptions {
   chunkWords?: number;
   /** Words shared by consecutive chunks (default 12). */
   overlapWords?: number;
+  /**
+   * Most chunks (vectors) one document gets (default 32; 0: no limit): a longer text gets wider windows, so its
+   * whole text is still covered (see maxChunksFor below).
+   */
+  maxChunks?: number;
   /** Texts per onnxruntime call (default 64). */
   batchSize?: number;
 }
@@ -135,6 +140,31 @@ export function readStaticMeta(dir: string): StaticEmbedderMeta | undefined {
   return meta.kind === 'static' && complete ? meta : undefined;
 }
 
+/** Chunks a document gets at most: measured in bench/long-documents.ts (README "Long documents"). */
+export const DEFAULT_MAX_CHUNKS = 32;
+
+/**
+ * windows() of `budget` words, widened for a long text until there are at most `maxChunks` (0: no limit): a
+ * document never costs more than maxChunks vectors (each one a graph insert on the store's thread), and every word
+ * of it stays in some chunk. A word average of a wider window is close to the mean of the narrow windows it spans,
+ * so a deep passage keeps a vector that points its way (pooling the narrow ones measured no better, at the embed
+ * cost of all of them).
+ */
+export function boundedWindows(counts: readonly number[], budget: number, overlap: number, maxChunks: number): [number, number][] {
+  let width = budget;
+  if (maxChunks > 0) {
+    const total = counts.reduce((a, b) => a + b, 0);
+    // Windows step by about (width - overlap) tokens: the width that gives maxChunks steps over the text.
+    width = Math.max(budget, Math.ceil((total - overlap) / maxChunks) + overlap);
+  }
+  for (;;) {
+    const out = windows(counts, width, overlap);
+    // Word boundaries and the overlap's rounding can add a window or two: widen a little until it fits.
+    if (maxChunks === 0 || out.length <= maxChunks) return out;
+    width = Math.ceil(width * 1.05) + 1;
+  }
+}
+
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < 1) throw new Error(`options.${name} must be a positive integer (got ${String(v)})`);
@@ -145,6 +175,7 @@ export class StaticEmbedder implements Embedder {
   private readonly chunkWords: number;
   private readonly overlapWords: number;
   private readonly batchSize: number;
+  private readonly maxChunks: number;
   /** Token ids of the latest chunk() result by chunk text (one document's worth), so embed() skips them. */
   private readonly lastChunkIds = new Map<string, number[]>();
 
@@ -161,6 +192,8 @@ export class StaticEmbedder implements Embedder {
       throw new Error('options.overlapWords must be an integer between 0 and half of chunkWords');
     }
     this.batchSize = positiveInt('batchSize', options.batchSize, 64);
+    this.maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
+    if (!Number.isInteger(this.maxChunks) || this.maxChunks < 0) throw new Error('options.maxChunks must be a non-negative integer');
   }
 
   static async load(dir: string, options: StaticOptions = {}): Promise<StaticEmbedder> {
@@ -183,7 +216,7 @@ export class StaticEmbedder implements Embedder {
     if (words.length === 0) return prefix === '' ? [] : [{ index: 0, text: cleanTitle, start: 0, end: 0 }];
     // Unknown words count too (as one), so runs of numbers or foreign text cannot make a chunk huge.
     const counts = words.map((w) => Math.max(1, w.ids.length));
-    return windows(counts, this.chunkWords, this.overlapWords).map(([first, last], index) => {
+    return boundedWindows(counts, this.chunkWords, this.overlapWords, this.maxChunks).map(([first, last], index) => {
       const start = (words[first] as StaticWord).start;
       const end = (words[last] as StaticWord).end;
       const chunkText = prefix + text.slice(start, end);

@@ -144,6 +144,13 @@ export function readStaticMeta(dir: string): StaticEmbedderMeta | undefined {
   return meta.kind === 'static' && complete ? meta : undefined;
 }
 
+/**
+ * Tokens (rows × the widest row) one onnxruntime call is given at most. The graph holds a [rows, width, 100] float
+ * tensor of word vectors, and onnxruntime keeps its largest allocation for later calls: 64 widened windows of a
+ * 400,000-word manual would be ~160 MB, where 64 rows of 96 words and a title are ~3 MB.
+ */
+const MAX_BATCH_TOKENS = 8192;
+
 /** Chunks a document gets at most: measured in bench/long-documents.ts (README "Long documents"). */
 export const DEFAULT_MAX_CHUNKS = 32;
 
@@ -236,8 +243,12 @@ export class StaticEmbedder implements Embedder {
     const encoded = texts.map((t) => this.lastChunkIds.get(t) ?? this.tokenizer.ids(t));
     const order = encoded.map((_, i) => i).sort((a, b) => (encoded[b]?.length ?? 0) - (encoded[a]?.length ?? 0));
     const result = new Array<Float32Array>(texts.length);
-    for (let b = 0; b < order.length; b += this.batchSize) {
-      const batch = order.slice(b, b + this.batchSize);
+    for (let b = 0; b < order.length; ) {
+      // Longest first, so the first row is the batch's width: as many rows as fit in the token budget.
+      const width = Math.max(1, encoded[order[b] as number]!.length);
+      const rowsFit = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_BATCH_TOKENS / width)));
+      const batch = order.slice(b, b + rowsFit);
+      b += batch.length;
       const rows = batch.map((i) => encoded[i] as number[]);
       const seq = Math.max(1, ...rows.map((r) => r.length));
       const ids = new BigInt64Array(rows.length * seq); // 0 = [PAD]

@@ -70,7 +70,7 @@ describe('StaticEmbedder', () => {
       fromChunks.forEach((v, i) => expect(Array.from(v)).to.deep.equal(Array.from(fresh[i]!)));
     });
 
-    it(`gives a long text at most ${DEFAULT_MAX_CHUNKS} chunks, wider ones, still covering all of it`, () => {
+    it(`gives a long text at most ${DEFAULT_MAX_CHUNKS} chunks, wider ones, still covering all of it`, async () => {
       const long = Array.from({ length: 40 }, () => text).join('\n');
       const chunks = embedder.chunk(long, 'A title');
       expect(chunks).to.have.length.within(DEFAULT_MAX_CHUNKS - 2, DEFAULT_MAX_CHUNKS);
@@ -79,6 +79,12 @@ describe('StaticEmbedder', () => {
       for (const [i, c] of chunks.entries()) {
         expect(c.index).to.equal(i);
         if (i > 0) expect(c.start).to.be.below(chunks[i - 1]!.end); // consecutive chunks overlap: no word left out
+      }
+      // Wide windows go to onnxruntime a few at a time (a token budget per call), with the same vectors.
+      const all = await embedder.embed(chunks.map((c) => c.text));
+      for (const i of [0, chunks.length - 1]) {
+        const [alone] = await embedder.embed([chunks[i]!.text]);
+        Array.from(alone!).forEach((x, d) => expect(x).to.be.closeTo(all[i]![d]!, 1e-6));
       }
       // Texts that fit in K 96-word chunks are chunked as before.
       expect(embedder.chunk(text, 'A title').every((c) => size(text.slice(c.start, c.end)) <= 96)).to.equal(true);

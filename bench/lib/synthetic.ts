@@ -54,14 +54,17 @@ export interface SyntheticTree {
 
 /**
  * Writes `count` synthetic .txt files under `root`/files, or reuses them when `root`/complete.json says an earlier
- * call finished the same tree (a kept --scale-dir makes re-runs skip the writing). The marker sits outside the
- * indexed folder so it is never indexed itself.
+ * call finished the same tree or a larger one (a kept --scale-dir makes re-runs skip the writing). The generator's
+ * n-th document does not depend on the count, so a larger tree holds the smaller one: a 5k run after a 105k one
+ * must not cut the tree a later 100k run (or one running beside it) reads. The marker sits outside the indexed
+ * folder so it is never indexed itself.
  */
 export async function writeSyntheticTree(root: string, sources: readonly string[], count: number, seed = 42, kind: SyntheticKind = 'topical'): Promise<SyntheticTree> {
   const files = path.join(root, 'files');
   const marker = path.join(root, 'complete.json');
   const wanted = JSON.stringify({ count, seed, kind });
-  if ((await readFile(marker, 'utf8').catch(() => null)) === wanted) return { files, count, written: false };
+  const found = JSON.parse((await readFile(marker, 'utf8').catch(() => null)) ?? 'null') as { count: number; seed: number; kind: SyntheticKind } | null;
+  if (found && found.seed === seed && found.kind === kind && found.count >= count) return { files, count, written: false };
   await rm(files, { recursive: true, force: true });
   await rm(marker, { force: true });
   let pending: Promise<void>[] = [];

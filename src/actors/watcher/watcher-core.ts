@@ -22,7 +22,9 @@
  * - unwatching and closing never wait for a watcher to finish its scan: a watcher still scanning is closed
  *   where it is;
  * - a folder created while watched is read again once it has been quiet a moment: chokidar reads a new folder
- *   and starts watching it, and files written in between (a burst into a fresh folder) would never be reported;
+ *   and only then starts watching it, and files written in between (a burst into a fresh folder) would never be
+ *   reported. The read is repeated, with growing pauses, until one starts after chokidar's watch of the folder
+ *   is up: from then on the watch sees what the reads could miss;
  * - a file whose name is not valid UTF-8 cannot be stat'ed by the name chokidar has for it, so chokidar drops it
  *   silently: its folder is read by raw bytes when the OS names such a file (or, polling, when the folder
  *   changes) and each one goes out once as an `add` with U+FFFD for the bad bytes; the queue counts it as failed
@@ -44,6 +46,8 @@ const CATCH_UP_SLACK_MS = 2_000;
 /** A new folder is read again once no file has appeared in it for this long (at most NEW_FOLDER_MAX_WAIT_MS). */
 const NEW_FOLDER_QUIET_MS = 500;
 const NEW_FOLDER_MAX_WAIT_MS = 5_000;
+/** Reads of a new folder made before chokidar watches it, each after twice the pause of the one before. */
+const NEW_FOLDER_SWEEPS = 8;
 
 interface Instance {
   watcher: FSWatcher;
@@ -117,7 +121,7 @@ export class WatcherCore {
   /** Files whose name is not valid UTF-8 already reported (with U+FFFD for the bad bytes). */
   readonly #invalidNames = new Set<string>();
   /** Folders created while watched, waiting to be read again: when they were first seen, and the timer. */
-  readonly #newFolders = new Map<string, { since: number; timer: NodeJS.Timeout }>();
+  readonly #newFolders = new Map<string, { since: number; timer: NodeJS.Timeout; sweeps: number }>();
   #releaseAt = Infinity;
   #closed = false;
 
@@ -346,16 +350,23 @@ export class WatcherCore {
   }
 
   /** Reads a new folder again once files stop appearing in it (see the header), each file not yet seen an add. */
-  #sweepLater(job: Job, instance: Instance, folder: string): void {
+  #sweepLater(job: Job, instance: Instance, folder: string, sweeps = 0): void {
     const pending = this.#newFolders.get(folder);
     const since = pending?.since ?? this.#now();
     if (pending) clearTimeout(pending.timer);
-    const wait = Math.max(0, Math.min(NEW_FOLDER_QUIET_MS, since + NEW_FOLDER_MAX_WAIT_MS - this.#now()));
+    const done = pending?.sweeps ?? sweeps;
+    const quiet = NEW_FOLDER_QUIET_MS * 2 ** done;
+    const wait = done > 0 ? quiet : Math.max(0, Math.min(quiet, since + NEW_FOLDER_MAX_WAIT_MS - this.#now()));
     const timer = setTimeout(() => {
       this.#newFolders.delete(folder);
-      void this.#sweep(job, instance, folder);
+      // Whether the watch was up before this read started: then the read and the watch cover everything.
+      const watched = watchesFolder(instance.watcher, folder);
+      void this.#sweep(job, instance, folder).then(() => {
+        if (watched || instance.closed || job.removed || done + 1 >= NEW_FOLDER_SWEEPS || this.#newFolders.has(folder)) return;
+        this.#sweepLater(job, instance, folder, done + 1);
+      });
     }, wait);
-    this.#newFolders.set(folder, { since, timer });
+    this.#newFolders.set(folder, { since, timer, sweeps: done });
   }
 
   /**
@@ -555,4 +566,14 @@ export class WatcherCore {
       directories: this.watchedDirectories(job.spec.jobId).length,
     };
   }
+}
+
+/**
+ * Whether chokidar watches `folder` itself yet. chokidar 4 registers a folder's watch (its "closer") only once it
+ * has read the folder and started the OS watch; the map is not public API, so without it the answer is "not yet"
+ * and a new folder is simply read NEW_FOLDER_SWEEPS times (the watcher tests fail if this stops holding).
+ */
+export function watchesFolder(watcher: FSWatcher, folder: string): boolean {
+  const closers = (watcher as unknown as { _closers?: unknown })._closers;
+  return closers instanceof Map && closers.has(folder);
 }

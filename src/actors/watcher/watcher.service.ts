@@ -53,6 +53,8 @@ interface Watched {
   reason: string | null;
   error: string | null;
   scan: IndexRun | null;
+  /** The scan's end as the API sees it: the run finished and, unless it was aborted, last_scan recorded. */
+  scanned: Promise<void>;
   removed: boolean;
   /** Watcher started and first scan launched. */
   started: Promise<void>;
@@ -123,7 +125,7 @@ export class WatcherService {
     const watched = this.#watched.get(id);
     if (!watched) return;
     await watched.started;
-    if (watched.scan) await this.#deps.indexing.finished(watched.scan);
+    await watched.scanned;
   }
 
   /** Waits until the watcher has handed over everything it saw, and it has been routed to the queue. */
@@ -230,7 +232,7 @@ export class WatcherService {
 
   /** Starts a job's watcher, then (once it is ready) its scan. */
   #begin(job: WatchJob, kind: IndexRunKind, options: WatchOptions = {}): Watched {
-    const watched: Watched = { job, mode: 'native', ready: false, reason: null, error: null, scan: null, removed: false, started: Promise.resolve() };
+    const watched: Watched = { job, mode: 'native', ready: false, reason: null, error: null, scan: null, scanned: Promise.resolve(), removed: false, started: Promise.resolve() };
     this.#watched.set(job.id, watched);
     watched.started = (async () => {
       try {
@@ -261,7 +263,9 @@ export class WatcherService {
       root: job.path,
     });
     watched.scan = run;
-    void this.#deps.indexing.finished(run).then(async () => {
+    // Awaited by settled(): a caller told "the scan is done" must find last_scan recorded (a read between the run's
+    // end and this write saw the previous scan's time).
+    watched.scanned = this.#deps.indexing.finished(run).then(async () => {
       if (run.signal.aborted || watched.removed) return;
       try {
         const updated = await this.#deps.store.jobs.setLastScan(job.id, new Date());

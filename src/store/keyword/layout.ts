@@ -101,6 +101,12 @@ export function decodeFloat8(bytes: Uint8Array | null): number {
   return view(bytes).getFloat64(0);
 }
 
+/** An int8 as int8send wrote it. */
+export function decodeInt8(bytes: Uint8Array | null): number {
+  if (!bytes || bytes.byteLength !== 8) throw new Error('expected an 8-byte int8');
+  return Number(view(bytes).getBigInt64(0));
+}
+
 export function decodeText(bytes: Uint8Array | null): string {
   return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : '';
 }

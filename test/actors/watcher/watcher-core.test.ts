@@ -4,7 +4,8 @@ import { mkdir, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
 import { DEFAULT_WATCHER_TUNING } from '../../../src/actors/watcher/protocol.js';
-import { WatcherCore } from '../../../src/actors/watcher/watcher-core.js';
+import { WatcherCore, watchesFolder } from '../../../src/actors/watcher/watcher-core.js';
+import chokidar from 'chokidar';
 import { defaultFilterConfig } from '../../../src/filters/defaults.js';
 import type { FilterConfig } from '../../../src/filters/schema.js';
 import { eventually } from '../../helpers/assert.js';
@@ -148,6 +149,23 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     await Promise.all(names.map((n) => writeFile(tree.path(n), n)));
     await eventually(() => new Set(ofType('add').map(pathOf)).size === names.length, 30_000);
     expect([...new Set(ofType('add').map(pathOf))].sort()).to.deep.equal(names.map((n) => tree.path(n)).sort());
+  });
+
+  it("tells when chokidar watches a new folder (the sweeps' stop rule reads chokidar's own state)", async () => {
+    // chokidar announces a new folder, reads it, and only then watches it: the sweeps repeat until it does. If a
+    // chokidar release moves that state, this fails instead of every new folder being read eight times.
+    const watcher = chokidar.watch(tree.root);
+    try {
+      await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+      const announced: boolean[] = [];
+      watcher.on('addDir', (p: string) => p === tree.path('fresh') && announced.push(watchesFolder(watcher, p)));
+      expect(watchesFolder(watcher, tree.root)).to.equal(true);
+      await mkdir(tree.path('fresh'));
+      await eventually(() => watchesFolder(watcher, tree.path('fresh')));
+      expect(announced).to.deep.equal([false]);
+    } finally {
+      await watcher.close();
+    }
   });
 
   it("respects the job's file_pattern and recursive flag", async () => {

@@ -72,19 +72,30 @@ describe('writeSyntheticTree', () => {
     expect(await readdir(root)).to.have.members(['files', 'complete.json']);
   });
 
-  it('reuses a finished tree of the same count and seed, and rewrites for another', async () => {
+  it('reuses a finished tree of the same seed and kind holding at least the count asked, and rewrites otherwise', async () => {
     await writeSyntheticTree(root, SOURCES, 30, 5);
     const before = (await stat(path.join(root, 'files', '0', '0.txt'))).mtimeMs;
     const again = await writeSyntheticTree(root, SOURCES, 30, 5);
     expect(again.written).to.equal(false);
     expect((await stat(path.join(root, 'files', '0', '0.txt'))).mtimeMs).to.equal(before);
 
-    const other = await writeSyntheticTree(root, SOURCES, 12, 5);
-    expect(other.written).to.equal(true);
-    expect(await countFiles(other.files)).to.equal(12);
+    // A smaller tree is a prefix of the larger one: it is read from it, the larger tree stays whole.
+    const smaller = await writeSyntheticTree(root, SOURCES, 12, 5);
+    expect(smaller).to.include({ count: 12, written: false });
+    expect(await countFiles(smaller.files)).to.equal(30);
+    const docs = [...syntheticDocs(SOURCES, 12, 5)];
+    expect(await readFile(path.join(smaller.files, '0', '11.txt'), 'utf8')).to.equal(docs[11]!.text);
 
-    const uniform = await writeSyntheticTree(root, SOURCES, 12, 5, 'uniform');
+    const larger = await writeSyntheticTree(root, SOURCES, 40, 5);
+    expect(larger.written).to.equal(true);
+    expect(await countFiles(larger.files)).to.equal(40);
+
+    const otherSeed = await writeSyntheticTree(root, SOURCES, 12, 6);
+    expect(otherSeed.written).to.equal(true);
+    expect(await countFiles(otherSeed.files)).to.equal(12);
+
+    const uniform = await writeSyntheticTree(root, SOURCES, 12, 6, 'uniform');
     expect(uniform.written).to.equal(true);
-    expect(await readFile(path.join(uniform.files, '0', '0.txt'), 'utf8')).to.equal([...syntheticDocs(SOURCES, 1, 5, 'uniform')][0]!.text);
+    expect(await readFile(path.join(uniform.files, '0', '0.txt'), 'utf8')).to.equal([...syntheticDocs(SOURCES, 1, 6, 'uniform')][0]!.text);
   });
 });

@@ -10,6 +10,10 @@
  * per abstract), 0.358 for 256, 0.368 for 128, 0.383 for 96, 0.385–0.393 for 64, 0.402 for 32. A short
  * window keeps the title's words (and a passage's topic) from being averaged away. Each chunk is a row in
  * the vector index, so 96 takes most of the gain at 2.7 chunks per abstract instead of 7.5 for 32.
+ *
+ * A long document gets at most DEFAULT_MAX_CHUNKS chunks, its windows widened to cover all of its text: every
+ * vector is a graph insert on the store's one thread, and long documents held most of them (README "Long
+ * documents: fewer vectors", measured with bench/long-documents.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -39,6 +43,11 @@ export interface StaticOptions {
   chunkWords?: number;
   /** Words shared by consecutive chunks (default 12). */
   overlapWords?: number;
+  /**
+   * Most chunks (vectors) one document gets (default 32; 0: no limit): a longer text gets wider windows, so its
+   * whole text is still covered (see boundedWindows below).
+   */
+  maxChunks?: number;
   /** Texts per onnxruntime call (default 64). */
   batchSize?: number;
 }
@@ -135,6 +144,39 @@ export function readStaticMeta(dir: string): StaticEmbedderMeta | undefined {
   return meta.kind === 'static' && complete ? meta : undefined;
 }
 
+/**
+ * Tokens (rows × the widest row) one onnxruntime call is given at most. The graph holds a [rows, width, 100] float
+ * tensor of word vectors, and onnxruntime keeps its largest allocation for later calls: the 32 widened windows of
+ * a 400,000-word text in one call took +307 MB of RSS (+106 MB with this budget), where 64 rows of 96 words and a
+ * title are ~3 MB.
+ */
+const MAX_BATCH_TOKENS = 8192;
+
+/** Chunks a document gets at most: measured in bench/long-documents.ts (README "Long documents"). */
+export const DEFAULT_MAX_CHUNKS = 32;
+
+/**
+ * windows() of `budget` words, widened for a long text until there are at most `maxChunks` (0: no limit): a
+ * document never costs more than maxChunks vectors (each one a graph insert on the store's thread), and every word
+ * of it stays in some chunk, so a deep passage keeps a vector that points its way. Measured on known-item spans of
+ * the Debian documentation (bench/long-documents.ts): the first 32 chunks only found 0.23 of the spans beyond
+ * chunk 32, averaging the narrow chunks' vectors down to 32 found 0.40, wider windows 0.42 (all chunks: 0.58).
+ */
+export function boundedWindows(counts: readonly number[], budget: number, overlap: number, maxChunks: number): [number, number][] {
+  let width = budget;
+  if (maxChunks > 0) {
+    const total = counts.reduce((a, b) => a + b, 0);
+    // Windows step by about (width - overlap) tokens: the width that gives maxChunks steps over the text.
+    width = Math.max(budget, Math.ceil((total - overlap) / maxChunks) + overlap);
+  }
+  for (;;) {
+    const out = windows(counts, width, overlap);
+    // Word boundaries and the overlap's rounding can add a window or two: widen a little until it fits.
+    if (maxChunks === 0 || out.length <= maxChunks) return out;
+    width = Math.ceil(width * 1.05) + 1;
+  }
+}
+
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < 1) throw new Error(`options.${name} must be a positive integer (got ${String(v)})`);
@@ -145,6 +187,7 @@ export class StaticEmbedder implements Embedder {
   private readonly chunkWords: number;
   private readonly overlapWords: number;
   private readonly batchSize: number;
+  private readonly maxChunks: number;
   /** Token ids of the latest chunk() result by chunk text (one document's worth), so embed() skips them. */
   private readonly lastChunkIds = new Map<string, number[]>();
 
@@ -161,6 +204,8 @@ export class StaticEmbedder implements Embedder {
       throw new Error('options.overlapWords must be an integer between 0 and half of chunkWords');
     }
     this.batchSize = positiveInt('batchSize', options.batchSize, 64);
+    this.maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
+    if (!Number.isInteger(this.maxChunks) || this.maxChunks < 0) throw new Error('options.maxChunks must be a non-negative integer');
   }
 
   static async load(dir: string, options: StaticOptions = {}): Promise<StaticEmbedder> {
@@ -183,7 +228,7 @@ export class StaticEmbedder implements Embedder {
     if (words.length === 0) return prefix === '' ? [] : [{ index: 0, text: cleanTitle, start: 0, end: 0 }];
     // Unknown words count too (as one), so runs of numbers or foreign text cannot make a chunk huge.
     const counts = words.map((w) => Math.max(1, w.ids.length));
-    return windows(counts, this.chunkWords, this.overlapWords).map(([first, last], index) => {
+    return boundedWindows(counts, this.chunkWords, this.overlapWords, this.maxChunks).map(([first, last], index) => {
       const start = (words[first] as StaticWord).start;
       const end = (words[last] as StaticWord).end;
       const chunkText = prefix + text.slice(start, end);
@@ -199,8 +244,12 @@ export class StaticEmbedder implements Embedder {
     const encoded = texts.map((t) => this.lastChunkIds.get(t) ?? this.tokenizer.ids(t));
     const order = encoded.map((_, i) => i).sort((a, b) => (encoded[b]?.length ?? 0) - (encoded[a]?.length ?? 0));
     const result = new Array<Float32Array>(texts.length);
-    for (let b = 0; b < order.length; b += this.batchSize) {
-      const batch = order.slice(b, b + this.batchSize);
+    for (let b = 0; b < order.length; ) {
+      // Longest first, so the first row is the batch's width: as many rows as fit in the token budget.
+      const width = Math.max(1, encoded[order[b] as number]!.length);
+      const rowsFit = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_BATCH_TOKENS / width)));
+      const batch = order.slice(b, b + rowsFit);
+      b += batch.length;
       const rows = batch.map((i) => encoded[i] as number[]);
       const seq = Math.max(1, ...rows.map((r) => r.length));
       const ids = new BigInt64Array(rows.length * seq); // 0 = [PAD]

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import path from 'node:path';
+import { windows } from '../../../src/pipeline/embedders/windows.js';
 import { defaultBuiltinDir } from '../../../src/pipeline/embedders/index.js';
-import { StaticEmbedder, StaticTokenizer } from '../../../src/pipeline/embedders/static.js';
+import { boundedWindows, DEFAULT_MAX_CHUNKS, StaticEmbedder, StaticTokenizer } from '../../../src/pipeline/embedders/static.js';
 
 function dot(a: Float32Array, b: Float32Array): number {
   return a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0);
@@ -67,6 +68,39 @@ describe('StaticEmbedder', () => {
       embedder.chunk('something else', ''); // forgets them
       const fresh = await embedder.embed(chunks.map((c) => c.text));
       fromChunks.forEach((v, i) => expect(Array.from(v)).to.deep.equal(Array.from(fresh[i]!)));
+    });
+
+    it(`gives a long text at most ${DEFAULT_MAX_CHUNKS} chunks, wider ones, still covering all of it`, async () => {
+      const long = Array.from({ length: 40 }, () => text).join('\n');
+      const chunks = embedder.chunk(long, 'A title');
+      expect(chunks).to.have.length.within(DEFAULT_MAX_CHUNKS - 2, DEFAULT_MAX_CHUNKS);
+      expect(chunks[0]!.start).to.equal(0);
+      expect(chunks.at(-1)!.end).to.equal(long.length);
+      for (const [i, c] of chunks.entries()) {
+        expect(c.index).to.equal(i);
+        if (i > 0) expect(c.start).to.be.below(chunks[i - 1]!.end); // consecutive chunks overlap: no word left out
+      }
+      // Wide windows go to onnxruntime a few at a time (a token budget per call), with the same vectors.
+      const all = await embedder.embed(chunks.map((c) => c.text));
+      for (const i of [0, chunks.length - 1]) {
+        const [alone] = await embedder.embed([chunks[i]!.text]);
+        Array.from(alone!).forEach((x, d) => expect(x).to.be.closeTo(all[i]![d]!, 1e-6));
+      }
+      // Texts that fit in K 96-word chunks are chunked as before.
+      expect(embedder.chunk(text, 'A title').every((c) => size(text.slice(c.start, c.end)) <= 96)).to.equal(true);
+    });
+
+    it('boundedWindows: at most maxChunks windows of at least the budget, every word in one; 0 is no limit', () => {
+      const counts = Array.from({ length: 10_000 }, (_, i) => (i % 13 === 0 ? 3 : 1));
+      expect(boundedWindows(counts, 96, 12, 0)).to.deep.equal(windows(counts, 96, 12));
+      for (const k of [1, 7, 32, 200]) {
+        const out = boundedWindows(counts, 96, 12, k);
+        expect(out.length).to.be.within(1, k);
+        expect(out[0]![0]).to.equal(0);
+        expect(out.at(-1)![1]).to.equal(counts.length - 1);
+        out.slice(1).forEach(([first], i) => expect(first).to.be.at.most(out[i]![1] + 1));
+      }
+      expect(boundedWindows([5, 5], 96, 12, 32)).to.deep.equal([[0, 1]]);
     });
 
     it('returns a title-only chunk for a text without words, and nothing for nothing', () => {

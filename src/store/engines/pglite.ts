@@ -1,9 +1,7 @@
-import { access, mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { workerPath } from '../../paths.js';
 import type { QueryOptions, SqlDatabase, SqlExecutor, SqlResult, SqlValue } from '../sql.js';
 import { PgliteStatements } from './pglite-statements.js';
 
@@ -40,37 +38,6 @@ function executor(db: PGlite, statements: PgliteStatements, tx: Transaction | nu
 
 function pglite(dataDir: string | null, startParams: string[]): Promise<PGlite> {
   return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector }, startParams });
-}
-
-const exists = (file: string): Promise<boolean> =>
-  access(file).then(
-    () => true,
-    () => false,
-  );
-
-/** What workers/pglite-create.worker.ts is given. */
-export interface PgliteCreateData {
-  dataDir: string;
-  startParams: string[];
-}
-
-/** Creates a new database in dataDir (initdb) and closes it: workers/pglite-create.worker.ts's one job. */
-export async function createPglite(dataDir: string, startParams: string[]): Promise<void> {
-  const db = await pglite(dataDir, startParams);
-  await db.close();
-}
-
-/**
- * A new database is created in a thread of its own, which then ends: the instance that ran initdb holds on to
- * its module's memory (measured: 697 MB RSS after creating a database in-process, 315 MB when a thread created it
- * and the database was opened again), and the store would carry that through its whole life.
- */
-async function createInThread(data: PgliteCreateData): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const thread = new Worker(workerPath('pglite-create.worker'), { workerData: data });
-    thread.once('error', reject);
-    thread.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`creating the database in ${data.dataDir} failed (thread exit code ${code})`))));
-  });
 }
 
 /**
@@ -135,7 +102,6 @@ export async function openPglite(dataDir: string | null, options: PgliteOptions 
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const buffersMb = options.sharedBuffersMb ?? sharedBuffersMb(dataDir ? await databaseBytes(dataDir) : 0);
   const startParams = [...PGlite.defaultStartParams, ...WAL_START_PARAMS, '-c', `shared_buffers=${buffersMb}MB`];
-  if (dataDir && !(await exists(path.join(dataDir, 'PG_VERSION')))) await createInThread({ dataDir, startParams });
   const db = await pglite(dataDir, startParams);
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
   const statements = new PgliteStatements(db);

@@ -91,23 +91,6 @@ describe('the PGlite engine', () => {
     }
   });
 
-  it('creates a new database in a thread that then ends: what initdb held is not kept by the open engine', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'filesift-pglite-new-'));
-    const before = process.memoryUsage().external;
-    const db = await openPglite(dir);
-    try {
-      // Created in this thread, the instance kept ~500 MB of initdb's WASM memory; opened after the creating
-      // thread ended, it holds its own WASM memory (128 MB) and little else.
-      expect(process.memoryUsage().external - before).to.be.below(300 * 1024 * 1024);
-      expect(await readdir(dir)).to.include('PG_VERSION');
-      await db.exec('CREATE TABLE t (x int); INSERT INTO t VALUES (1)');
-      expect((await db.query<{ x: number }>('SELECT x FROM t')).rows).to.deep.equal([{ x: 1 }]);
-    } finally {
-      await db.close();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-
   it("the service's store opens with FILESIFT_SHARED_BUFFERS_MB when it is set (its WASM memory holds them)", async () => {
     const sized = await startTestService('pglite');
     const set = await startTestService('pglite', { FILESIFT_SHARED_BUFFERS_MB: '256' });

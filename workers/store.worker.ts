@@ -31,7 +31,10 @@ const api: StoreWorkerApi = {
     if (!storeMethods(repository).includes(method)) throw new Error(`store has no method ${repository}.${method}`);
     // The generic signature types both ends; a lookup by name is the one step TypeScript cannot follow.
     const repo = store[repository] as unknown as Record<string, (...a: unknown[]) => Promise<never>>;
-    return gate.run(callPriority(repository, method), () => repo[method]!(...args));
+    return gate.run(callPriority(repository, method), () => repo[method]!(...args), `${repository}.${method}`);
+  },
+  async calls() {
+    return gate.figures();
   },
   async close() {
     const current = db;

@@ -18,21 +18,39 @@
  * (the stall run's 5,000 files not indexed after 20 minutes, against 6), so it is not done.
  * Hand-written: the policy is ours, and it is a few lines.
  */
-export type CallPriority = 'interactive' | 'background';
+import { performance } from 'node:perf_hooks';
+import { CallLog, type CallFigures, type CallPriority, type CallTime } from './call-log.js';
+
+export type { CallPriority };
+
+interface Waiting {
+  go: () => void;
+  since: number;
+  /** The longest call that ran while this one waited (interactive calls only). */
+  behind: CallTime | null;
+}
 
 export class CallGate {
   #busy = false;
-  readonly #waiting: Record<CallPriority, (() => void)[]> = { interactive: [], background: [] };
+  readonly #waiting: Record<CallPriority, Waiting[]> = { interactive: [], background: [] };
+  readonly #log = new CallLog();
 
-  /** Runs `work` when the gate is free and no call of a higher class waits. */
-  async run<T>(priority: CallPriority, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` when the gate is free and no call of a higher class waits; `kind` names it in the figures. */
+  async run<T>(priority: CallPriority, work: () => Promise<T>, kind = 'call'): Promise<T> {
+    const me: Waiting = { go: () => {}, since: performance.now(), behind: null };
     await new Promise<void>((resolve) => {
-      this.#waiting[priority].push(resolve);
+      me.go = resolve;
+      this.#waiting[priority].push(me);
       if (!this.#busy) this.#next();
     });
+    const started = performance.now();
+    if (priority === 'interactive') this.#log.waited({ kind, waitedMs: started - me.since, behind: me.behind });
     try {
       return await work();
     } finally {
+      const ran: CallTime = { kind, ms: performance.now() - started };
+      this.#log.ran(kind, priority, ran.ms);
+      for (const waiting of this.#waiting.interactive) if (!waiting.behind || waiting.behind.ms < ran.ms) waiting.behind = ran;
       this.#next();
     }
   }
@@ -42,7 +60,7 @@ export class CallGate {
     this.#busy = true;
     setImmediate(() => {
       const next = this.#waiting.interactive.shift() ?? this.#waiting.background.shift();
-      if (next) next();
+      if (next) next.go();
       else this.#busy = false;
     });
   }
@@ -50,5 +68,10 @@ export class CallGate {
   /** Calls waiting now, per class (tests, diagnostics). */
   get waiting(): Record<CallPriority, number> {
     return { interactive: this.#waiting.interactive.length, background: this.#waiting.background.length };
+  }
+
+  /** What the calls through this gate cost so far, and what interactive calls waited behind. */
+  figures(): CallFigures {
+    return this.#log.figures();
   }
 }

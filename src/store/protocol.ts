@@ -1,3 +1,4 @@
+import type { CallFigures } from './call-log.js';
 import type { RepositoryName, StoreArgs, StoreMethod, StoreResult } from './store.js';
 
 /** What the main thread passes to workers/store.worker.ts. */
@@ -13,5 +14,7 @@ export interface StoreWorkerApi {
   /** Opens the database and applies migrations. */
   open(): Promise<void>;
   call<R extends RepositoryName, M extends StoreMethod<R>>(repository: R, method: M, args: StoreArgs<R, M>): Promise<StoreResult<R, M>>;
+  /** What the calls cost so far, and what searches waited behind (call-log.ts). */
+  calls(): Promise<CallFigures>;
   close(): Promise<void>;
 }

@@ -1,0 +1,82 @@
+/**
+ * src/store/call-log.ts: the figures of the store's calls (own time per kind, the longest background calls, what
+ * a waiting search waited behind), kept by the gate on PGlite and by the timing wrapper on PostgreSQL, and exposed
+ * by the store's handle (spawnStore) on both engines.
+ */
+import { expect } from 'chai';
+import { CallGate } from '../../src/store/call-gate.js';
+import { CallLog, KEPT } from '../../src/store/call-log.js';
+import { createLogger } from '../../src/logger.js';
+import { spawnStore, type StoreHandle } from '../../src/store/spawn.js';
+import { createScratchDatabase, forEachEngine, type ScratchDatabase } from '../helpers/engines.js';
+import { indexedFileWrite } from '../helpers/store.js';
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('CallLog', () => {
+  it('sums each kind and keeps the longest background calls, longest first, at most KEPT', () => {
+    const log = new CallLog();
+    for (let i = 1; i <= KEPT + 5; i++) log.ran('files.saveIndexed', 'background', i);
+    log.ran('search.keyword', 'interactive', 500);
+    const figures = log.figures();
+    expect(figures.kinds['files.saveIndexed']).to.deep.equal({ priority: 'background', calls: KEPT + 5, totalMs: ((KEPT + 5) * (KEPT + 6)) / 2, longestMs: KEPT + 5 });
+    expect(figures.kinds['search.keyword']).to.deep.equal({ priority: 'interactive', calls: 1, totalMs: 500, longestMs: 500 });
+    // Interactive calls are not background calls, however long.
+    expect(figures.longestBackground.map((c) => c.ms)).to.deep.equal(Array.from({ length: KEPT }, (_, i) => KEPT + 5 - i));
+  });
+
+  it('names, through the gate, the call a waiting search waited behind', async () => {
+    const gate = new CallGate();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const write = gate.run('background', () => released, 'files.saveIndexed');
+    await tick();
+    const search = gate.run('interactive', () => Promise.resolve('hits'), 'search.keyword');
+    await tick();
+    release();
+    await write;
+    expect(await search).to.equal('hits');
+    const { kinds, longestBackground, longestWaits } = gate.figures();
+    expect(Object.keys(kinds).sort()).to.deep.equal(['files.saveIndexed', 'search.keyword']);
+    expect(longestBackground).to.have.length(1);
+    expect(longestBackground[0]!.kind).to.equal('files.saveIndexed');
+    expect(longestWaits).to.have.length(1);
+    const [wait] = longestWaits;
+    expect(wait!.kind).to.equal('search.keyword');
+    expect(wait!.behind?.kind).to.equal('files.saveIndexed');
+    // The search arrived after the write started, so it waited at most the write's own time (and its turn after it).
+    expect(wait!.waitedMs).to.be.greaterThan(0);
+    expect(wait!.behind!.ms).to.be.greaterThan(0);
+  });
+});
+
+forEachEngine('the store handle’s call figures', (engine) => {
+  let handle: StoreHandle;
+  let scratch: ScratchDatabase | null = null;
+  before(async () => {
+    scratch = engine === 'postgres' ? await createScratchDatabase() : null;
+    handle = await spawnStore({ databaseUrl: scratch?.url ?? null, dataDir: null, logger: createLogger('silent') });
+  });
+  after(async () => {
+    await handle.close();
+    await scratch?.drop();
+  });
+
+  it('counts every call by kind and priority, with sane own times', async () => {
+    for (let i = 0; i < 3; i++) await handle.api.health.ping();
+    await Promise.all([0, 1].map((i) => handle.api.files.saveIndexed(indexedFileWrite(`/d/${i}.txt`, [new Float32Array(4).fill(0.5)]))));
+    const { kinds, longestBackground, longestWaits } = await handle.calls();
+    expect(kinds['health.ping']).to.include({ priority: 'interactive', calls: 3 });
+    expect(kinds['files.saveIndexed']).to.include({ priority: 'background', calls: 2 });
+    for (const figures of Object.values(kinds)) {
+      expect(figures.longestMs).to.be.at.least(0);
+      expect(figures.totalMs).to.be.at.least(figures.longestMs);
+      expect(figures.totalMs).to.be.at.most(figures.longestMs * figures.calls + 1e-9);
+    }
+    expect(longestBackground.map((c) => c.kind)).to.deep.equal(['files.saveIndexed', 'files.saveIndexed']);
+    expect(longestBackground[0]!.ms).to.equal(kinds['files.saveIndexed']!.longestMs);
+    // Only the embedded engine runs one call at a time: only there does a call wait for the store.
+    if (engine === 'pglite') expect(longestWaits.map((w) => w.kind)).to.include('health.ping');
+    else expect(longestWaits).to.deep.equal([]);
+  });
+});

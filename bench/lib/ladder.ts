@@ -215,7 +215,8 @@ function logCalls(figures: CallFigures, log: (line: string) => void): void {
   const searchKinds = Object.entries(figures.kinds).filter(([, f]) => f.priority === 'interactive').sort(([, a], [, b]) => b.longestMs - a.longestMs);
   log(`  interactive calls by kind (calls, own ms in all, longest): ${searchKinds.slice(0, 6).map(([k, f]) => `${k} ${f.calls}, ${ms(f.totalMs)}, ${ms(f.longestMs)}`).join('; ')}`);
   if (figures.longestWaits.length > 0) {
-    log(`  longest waits of interactive calls (ms, behind): ${figures.longestWaits.map((w) => `${w.kind} ${ms(w.waitedMs)} behind ${w.behind ? `${w.behind.kind} ${ms(w.behind.ms)}` : 'nothing'}`).join(', ')}`);
+    log(`  longest waits of interactive calls behind background calls (kind: ms behind them of ms waited, the longest of them): ` +
+      figures.longestWaits.map((w) => `${w.kind}: ${ms(w.backgroundMs)} of ${ms(w.waitedMs)}${w.behind ? `, ${w.behind.kind} ${ms(w.behind.ms)}` : ''}`).join('; '));
   }
 }
 

@@ -26,7 +26,8 @@ export type { CallPriority };
 interface Waiting {
   go: () => void;
   since: number;
-  /** The longest call that ran while this one waited (interactive calls only). */
+  /** Own time of the background calls that ran while this one waited, and the longest (interactive calls only). */
+  backgroundMs: number;
   behind: CallTime | null;
 }
 
@@ -37,20 +38,25 @@ export class CallGate {
 
   /** Runs `work` when the gate is free and no call of a higher class waits; `kind` names it in the figures. */
   async run<T>(priority: CallPriority, work: () => Promise<T>, kind = 'call'): Promise<T> {
-    const me: Waiting = { go: () => {}, since: performance.now(), behind: null };
+    const me: Waiting = { go: () => {}, since: performance.now(), backgroundMs: 0, behind: null };
     await new Promise<void>((resolve) => {
       me.go = resolve;
       this.#waiting[priority].push(me);
       if (!this.#busy) this.#next();
     });
     const started = performance.now();
-    if (priority === 'interactive') this.#log.waited({ kind, waitedMs: started - me.since, behind: me.behind });
+    if (priority === 'interactive') this.#log.waited({ kind, waitedMs: started - me.since, backgroundMs: me.backgroundMs, behind: me.behind });
     try {
       return await work();
     } finally {
       const ran: CallTime = { kind, ms: performance.now() - started };
       this.#log.ran(kind, priority, ran.ms);
-      for (const waiting of this.#waiting.interactive) if (!waiting.behind || waiting.behind.ms < ran.ms) waiting.behind = ran;
+      if (priority === 'background') {
+        for (const waiting of this.#waiting.interactive) {
+          waiting.backgroundMs += ran.ms;
+          if (!waiting.behind || waiting.behind.ms < ran.ms) waiting.behind = ran;
+        }
+      }
       this.#next();
     }
   }

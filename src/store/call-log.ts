@@ -17,8 +17,11 @@ export interface CallTime {
 export interface CallWait {
   /** The interactive call that waited. */
   kind: string;
+  /** Its whole wait: behind background calls, behind other interactive calls (the other half of the same search), and its turn. */
   waitedMs: number;
-  /** The longest call that held the store while it waited (null: it waited only for its turn). */
+  /** Own time of the background calls that ran while it waited: what indexing and upkeep cost this search. */
+  backgroundMs: number;
+  /** The longest of those background calls (null: none ran). */
   behind: CallTime | null;
 }
 
@@ -35,7 +38,10 @@ export interface CallFigures {
   kinds: Record<string, KindFigures>;
   /** The longest background calls, longest first. */
   longestBackground: CallTime[];
-  /** The longest waits of interactive calls before they ran, longest first (PGlite: empty on PostgreSQL, whose calls run side by side). */
+  /**
+   * The interactive calls that waited longest behind background calls, longest first (PGlite; empty on PostgreSQL,
+   * whose calls run side by side).
+   */
   longestWaits: CallWait[];
 }
 
@@ -57,9 +63,9 @@ export class CallLog {
     if (priority === 'background') keepLongest(this.#background, { kind, ms }, (c) => c.ms);
   }
 
-  /** An interactive call waited `waitedMs` before it ran, behind `behind` at the longest. */
+  /** An interactive call waited before it ran. */
   waited(wait: CallWait): void {
-    keepLongest(this.#waits, wait, (w) => w.waitedMs);
+    keepLongest(this.#waits, wait, (w) => w.backgroundMs);
   }
 
   figures(): CallFigures {

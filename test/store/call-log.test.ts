@@ -44,9 +44,27 @@ describe('CallLog', () => {
     const [wait] = longestWaits;
     expect(wait!.kind).to.equal('search.keyword');
     expect(wait!.behind?.kind).to.equal('files.saveIndexed');
-    // The search arrived after the write started, so it waited at most the write's own time (and its turn after it).
+    expect(wait!.backgroundMs).to.equal(wait!.behind!.ms);
     expect(wait!.waitedMs).to.be.greaterThan(0);
     expect(wait!.behind!.ms).to.be.greaterThan(0);
+  });
+
+  it('counts a wait behind another interactive call (the other half of a search) as no background time', async () => {
+    const gate = new CallGate();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const keyword = gate.run('interactive', () => released, 'search.keyword');
+    await tick();
+    const semantic = gate.run('interactive', () => Promise.resolve(), 'search.semantic');
+    await tick();
+    release();
+    await Promise.all([keyword, semantic]);
+    const waits = gate.figures().longestWaits;
+    expect(waits.map((w) => [w.kind, w.backgroundMs, w.behind])).to.have.deep.members([
+      ['search.keyword', 0, null],
+      ['search.semantic', 0, null],
+    ]);
+    expect(waits.find((w) => w.kind === 'search.semantic')!.waitedMs).to.be.greaterThan(0);
   });
 });
 

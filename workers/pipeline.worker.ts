@@ -19,10 +19,7 @@ import {
   type TaskResult,
 } from '../src/pipeline/task.js';
 import { answerMemoryProbes } from '../src/lib/thread-memory.js';
-import { lowerThreadPriority } from '../src/lib/thread-priority.js';
 
-// Before any model loads: ONNX Runtime's threads inherit it. Searches get a core first (thread-priority.ts).
-lowerThreadPriority();
 answerMemoryProbes('pipeline');
 
 let loaded: { key: string; embedder: Promise<Embedder> } | null = null;

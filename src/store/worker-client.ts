@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { releaseProxy, wrap, type Remote } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { Logger } from '../logger.js';
+import { wallClock } from './call-gate.js';
 import type { CallFigures } from './call-log.js';
 import { workerPath } from '../paths.js';
 import { REPOSITORY_NAMES, storeMethods, type RepositoryName, type StoreApi, type StoreArgs, type StoreMethod, type StoreResult } from './store.js';
@@ -102,7 +103,7 @@ export class WorkerStoreClient {
     const call = running.remote.call as unknown as StoreWorkerApi['call'];
     return new Promise((resolve, reject) => {
       this.#pending.add(reject);
-      call(repository, method, args)
+      call(repository, method, args, wallClock())
         .then(resolve, reject)
         .finally(() => this.#pending.delete(reject));
     });

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { defaultBuiltinDir } from '../../src/pipeline/embedders/index.js';
 import { PipelinePool } from '../../src/pipeline/pool.js';
-import { BACKGROUND_NICE } from '../../src/lib/thread-priority.js';
 import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
 import { sharedPath } from '../helpers/shared.js';
 
@@ -32,21 +31,6 @@ describe('PipelinePool', () => {
     const outcome = await pool.embed({ path: '/x.txt', text: 'a first task', title: '' }, timing);
     expect(outcome.ok).to.equal(true);
     expect(pool.stats().threads).to.be.at.least(1);
-  });
-
-  it('runs its threads (and the threads they start) at a lower priority than the thread answering requests (Linux)', async function () {
-    if (process.platform !== 'linux') this.skip(); // elsewhere a thread's priority is the whole process's: none is set
-    const niceOf = (stat: string): number => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]); // field 19
-    const threads = async () =>
-      Promise.all((await readdir('/proc/self/task')).map(async (tid) => ({ tid: Number(tid), nice: niceOf(await readFile(`/proc/self/task/${tid}/stat`, 'utf8')) })));
-    const main = (await threads()).find((t) => t.tid === process.pid)!.nice;
-    expect(main).to.be.below(BACKGROUND_NICE);
-    const nicedBefore = new Set((await threads()).filter((t) => t.nice >= BACKGROUND_NICE).map((t) => t.tid));
-    const outcome = await pool.embed({ path: '/x.txt', text: 'a task starts a thread', title: '' }, timing);
-    expect(outcome.ok).to.equal(true);
-    const started = (await threads()).filter((t) => !nicedBefore.has(t.tid) && t.nice >= BACKGROUND_NICE);
-    expect(started.length).to.be.at.least(1);
-    expect((await threads()).find((t) => t.tid === process.pid)!.nice).to.equal(main);
   });
 
   it('re-embeds stored text: chunks with the title prepended, one vector each, no analysis', async () => {

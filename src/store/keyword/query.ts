@@ -133,10 +133,11 @@ const TAIL_POSTING_RECORD =
 
 /**
  * The query's terms, one row each in the order of to_tsvector (the order scores are summed in), all bytea:
- * lexeme, weight, c1, c2 (float8send), block bounds, dead documents, unsealed postings. Terms no file contains
- * are left out. One statement for everything the evaluator needs before reading blocks.
+ * lexeme, weight, c1, c2 (float8send), then per `blocks`: the block bounds (Block-Max reads the blocks it needs
+ * afterwards) or every block's posting records in document order (term at a time: the whole evaluation's input in
+ * one statement), then dead documents and unsealed postings. Terms no file contains are left out.
  */
-export function buildTermsStatement(rankText: string, settings: KeywordRankingSettings): SqlStatement {
+export function buildTermsStatement(rankText: string, settings: KeywordRankingSettings, blocks: 'bounds' | 'postings' = 'bounds'): SqlStatement {
   checkSettings(settings);
   const params = new SqlParams();
   const text = params.add(rankText, 'text');
@@ -155,11 +156,12 @@ query AS (
   FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', ${text})) WITH ORDINALITY AS u (lexeme, positions, weights, ord)
 ),
 term AS (
-  SELECT q.lexeme, q.positions, q.ord, blk.bounds, dead.docs AS dead, tail.postings AS tail,
+  SELECT q.lexeme, q.positions, q.ord, blk.blocks, dead.docs AS dead, tail.postings AS tail,
          (blk.n - dead.n + tail.n)::float8 AS df
   FROM query q
   CROSS JOIN LATERAL (
-    SELECT coalesce(sum(b.n), 0) AS n, string_agg(${BLOCK_BOUND_RECORD}, ''::bytea ORDER BY b.first_doc) AS bounds
+    SELECT coalesce(sum(b.n), 0) AS n,
+           string_agg(${blocks === 'bounds' ? BLOCK_BOUND_RECORD : 'b.postings'}, ''::bytea ORDER BY b.first_doc) AS blocks
     FROM keyword_blocks b WHERE b.lexeme = q.lexeme
   ) AS blk
   CROSS JOIN LATERAL (
@@ -175,7 +177,7 @@ SELECT convert_to(t.lexeme, 'UTF8'),
        float8send(${settings.queryTermFrequency ? 'cardinality(t.positions)' : '1'} * ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) * (${k1} + 1)),
        float8send(s.c1),
        float8send(s.c2),
-       t.bounds,
+       t.blocks,
        t.dead,
        t.tail
 FROM term t CROSS JOIN stats s

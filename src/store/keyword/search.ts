@@ -22,7 +22,8 @@ import {
   type KeywordQueryOptions,
   type KeywordRankingSettings,
 } from './query.js';
-import { blockMaxTopK, type EvalTerm, type TopKOptions, type TopKStats } from './top-k.js';
+import { blockMaxTopK, type EvalTerm, type TopKOptions, type TopKResult, type TopKStats } from './top-k.js';
+import { termAtATimeTopK } from './taat.js';
 
 export interface KeywordSearchResult {
   hits: KeywordHitRow[];
@@ -66,8 +67,32 @@ async function loadTerms(tx: SqlExecutor, query: ParsedQuery, settings: KeywordR
   return { terms, dead };
 }
 
+/** Every posting of the query's words, scored, per word in the query's order (term at a time: taat.ts). */
+async function loadPostings(tx: SqlExecutor, query: ParsedQuery, settings: KeywordRankingSettings): Promise<{ postings: ScoredPostings[][]; dead: Set<number> }> {
+  const statement = buildTermsStatement(query.rankText, settings, 'postings');
+  const rows = await tx.queryBytes(statement.text, statement.params);
+  const weights = fieldWeightList(settings);
+  const dead = new Set<number>();
+  const postings = rows.map(([, weight, c1, c2, blocks, deadDocs, tail]) => {
+    const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
+    for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
+    return [scorePostings(blocks!, weights, score), scorePostings(tail!, weights, score)];
+  });
+  return { postings, dead };
+}
+
+/**
+ * How the top k is found: 'term-at-a-time' (taat.ts, the default: every posting read, one addition each) or
+ * 'block-max' (top-k.ts: Block-Max MaxScore, which skips blocks that cannot reach the top k; `exhaustive` makes it
+ * read and score everything, the baseline its pruning is measured against, and the default when it is set). Both
+ * give the same hits and scores (test/store/keyword/search.test.ts checks them against each other).
+ */
+export interface KeywordEvaluation extends TopKOptions {
+  evaluator?: 'term-at-a-time' | 'block-max';
+}
+
 /** The top `limit` files for the query's words (OR semantics, exact BM25F), the exact-name tier first. */
-export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options: KeywordQueryOptions, evaluation: TopKOptions = {}): Promise<KeywordSearchResult> {
+export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options: KeywordQueryOptions, evaluation: KeywordEvaluation = {}): Promise<KeywordSearchResult> {
   const settings = options.settings ?? DEFAULT_KEYWORD_RANKING;
   checkSettings(settings);
   const { limit } = options;
@@ -84,36 +109,48 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     // estimates on a fresh or grown index are wild, and compiling costs a second where running costs milliseconds.
     await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off');
     const named = await namedTier(tx, query, filters);
-    const { terms, dead } = await loadTerms(tx, query, settings);
     const constrained = constrains(query, filters);
-    const { scores, stats } = await blockMaxTopK(terms, dead, limit + named.size, {
-      fetch: async (requests) => {
-        const statement = buildBlocksStatement(
-          requests.map((r) => terms[r.term]!.lexeme),
-          requests.map((r) => terms[r.term]!.blocks[r.block]!.first),
-        );
-        const out: ScoredPostings[] = new Array(requests.length);
-        for (const [ord, postings] of await tx.queryBytes(statement.text, statement.params)) {
-          const i = new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1;
-          out[i] = scorePostings(postings!, weights, terms[requests[i]!.term]!.score);
+    const admit = constrained
+      ? async (docs: readonly number[]) => {
+          const statement = buildAdmitStatement(query, filters, docs)!;
+          const [row] = await tx.queryBytes(statement.text, statement.params);
+          return new Set(decodeDocs(row?.[0] ?? null));
         }
-        for (let i = 0; i < out.length; i++) if (!out[i]) throw new Error(`a block of '${terms[requests[i]!.term]!.lexeme}' is gone`);
-        return out;
-      },
-      ...(constrained
-        ? {
-            admit: async (docs: readonly number[]) => {
-              const statement = buildAdmitStatement(query, filters, docs)!;
-              const [row] = await tx.queryBytes(statement.text, statement.params);
-              return new Set(decodeDocs(row?.[0] ?? null));
-            },
+      : undefined;
+    const k = limit + named.size;
+    let result: TopKResult;
+    let bounds: { terms: Term[]; dead: Set<number> } | null = null;
+    if ((evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time')) === 'term-at-a-time') {
+      const { postings, dead } = await loadPostings(tx, query, settings);
+      result = await termAtATimeTopK(postings, dead, k, admit);
+    } else {
+      bounds = await loadTerms(tx, query, settings);
+      const { terms } = bounds;
+      result = await blockMaxTopK(terms, bounds.dead, k, {
+        fetch: async (requests) => {
+          const statement = buildBlocksStatement(
+            requests.map((r) => terms[r.term]!.lexeme),
+            requests.map((r) => terms[r.term]!.blocks[r.block]!.first),
+          );
+          const out: ScoredPostings[] = new Array(requests.length);
+          for (const [ord, postings] of await tx.queryBytes(statement.text, statement.params)) {
+            const i = new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1;
+            out[i] = scorePostings(postings!, weights, terms[requests[i]!.term]!.score);
           }
-        : {}),
-    }, evaluation);
+          for (let i = 0; i < out.length; i++) if (!out[i]) throw new Error(`a block of '${terms[requests[i]!.term]!.lexeme}' is gone`);
+          return out;
+        },
+        ...(admit ? { admit } : {}),
+      }, evaluation);
+    }
+    const { scores, stats } = result;
     // Named files that the words did not find get their score too (0 when they hold none of the words).
     const unscored = [...named.values()].filter((entry) => entry.doc >= 0 && !scores.has(entry.doc));
-    const exact = await scoreDocs(tx, terms, dead, unscored.map((entry) => entry.doc), weights);
-    for (const entry of unscored) entry.score = exact.get(entry.doc) ?? 0;
+    if (unscored.length > 0) {
+      bounds ??= await loadTerms(tx, query, settings);
+      const exact = await scoreDocs(tx, bounds.terms, bounds.dead, unscored.map((entry) => entry.doc), weights);
+      for (const entry of unscored) entry.score = exact.get(entry.doc) ?? 0;
+    }
     return { hits: await rank(tx, scores, named, limit), stats };
   });
 }

@@ -79,7 +79,7 @@ function below(bound: number, threshold: number): boolean {
  * The k largest values pushed so far, in a binary min-heap: the k-th largest in O(1), a push in O(log k). Replaces
  * sorting every score at every round (the evaluator's cost at 100k files was mostly that and per-document objects).
  */
-class LargestK {
+export class LargestK {
   readonly #heap: Float64Array;
   #size = 0;
   constructor(readonly k: number) {

@@ -1,8 +1,8 @@
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import type { QueryOptions, SqlDatabase, SqlExecutor, SqlResult, SqlValue } from '../sql.js';
+import { ensurePgliteCreated, pgliteInstance } from './pglite-create.js';
 import { PgliteStatements } from './pglite-statements.js';
 
 /**
@@ -34,10 +34,6 @@ function executor(db: PGlite, statements: PgliteStatements, tx: Transaction | nu
       await target.exec(text);
     },
   };
-}
-
-function pglite(dataDir: string | null, startParams: string[]): Promise<PGlite> {
-  return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector }, startParams });
 }
 
 /**
@@ -99,10 +95,11 @@ export type PgliteDatabase = SqlDatabase & { wasmBytes(): number; sharedBuffersM
  * worker thread (workers/store.worker.ts).
  */
 export async function openPglite(dataDir: string | null, options: PgliteOptions = {}): Promise<PgliteDatabase> {
-  if (dataDir) await mkdir(dataDir, { recursive: true });
   const buffersMb = options.sharedBuffersMb ?? sharedBuffersMb(dataDir ? await databaseBytes(dataDir) : 0);
   const startParams = [...PGlite.defaultStartParams, ...WAL_START_PARAMS, '-c', `shared_buffers=${buffersMb}MB`];
-  const db = await pglite(dataDir, startParams);
+  // A new database is created by a child process, never by the instance the store keeps (pglite-create.ts).
+  if (dataDir) await ensurePgliteCreated(dataDir, startParams);
+  const db = await pgliteInstance(dataDir, startParams);
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
   const statements = new PgliteStatements(db);
   const { walCheckpointBytes = WAL_CHECKPOINT_BYTES, walCheckEvery = WAL_CHECK_EVERY } = options;

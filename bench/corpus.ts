@@ -202,7 +202,8 @@ function memoryTracker(): { add(sample: MemorySample): void; result: FilesiftRun
   };
 }
 
-async function runFilesift(corpus: string, cli = OWN_CLI): Promise<FilesiftRun> {
+/** `keepTo`: where to copy the bulk run's data directory (--keep: this build's run only, never the compared one's). */
+async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null = null): Promise<FilesiftRun> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-corpus-'));
   const scratch = engine === 'postgres' ? await createScratchDatabase(process.env.DATABASE_URL, 'filesift_bench') : null;
   const token = randomBytes(16).toString('hex');
@@ -240,9 +241,9 @@ async function runFilesift(corpus: string, cli = OWN_CLI): Promise<FilesiftRun> 
     const disk = await indexBytes(dataDir, scratch?.url ?? null);
     await checkpoint(dataDir, scratch?.url ?? null);
     const checkpointed = await indexBytes(dataDir, scratch?.url ?? null);
-    if (keep) {
-      await cp(dataDir, keep, { recursive: true });
-      console.log(`data directory kept in ${keep}: npm run bench:corpus -- --restart-only ${keep}`);
+    if (keepTo) {
+      await cp(dataDir, keepTo, { recursive: true });
+      console.log(`data directory kept in ${keepTo}: npm run bench:corpus -- --restart-only ${keepTo}`);
     }
 
     const restart = await measureRestart(env, token, cli);
@@ -449,7 +450,7 @@ async function main(): Promise<void> {
   if (recoll && !withRecoll) console.log('recollindex is not installed: filesift alone (apt-get install recoll)');
   console.log(`${files.length} files, ${formatSize((await directoryBytes(dir)))} in ${dir}; engine ${engine}, threads ${threads ?? 'default'}; ${os.cpus().length} cores; load ${load()}`);
 
-  const fs = await runFilesift(dir);
+  const fs = await runFilesift(dir, OWN_CLI, keep);
   console.log(`filesift done; load ${load()}`);
   const other = compare ? 'compared build' : 'Recoll';
   const rc = compare ? await runFilesift(dir, path.resolve(compare)) : withRecoll ? await runRecoll(dir) : null;

@@ -30,28 +30,31 @@ const creatingPrefix = (dataDir: string): string => `${path.basename(dataDir)}.c
  * instance. A thread did the same job but Node 24's V8 aborted once while such threads, each compiling PGlite's
  * WASM, came and went (`UnregisterWasmAllocation`); a process of its own cannot touch this one's WASM bookkeeping.
  */
-function createInChild(dataDir: string, startParams: string[], timeoutMs: number): Promise<void> {
+function createInChild(folder: string, dataDir: string, startParams: string[], timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     // No execArgv: the parent's flags (a test runner's, an inspector's) are not the child's.
-    const child = fork(workerPath('pglite-create.process'), [dataDir, JSON.stringify(startParams)], {
+    const child = fork(workerPath('pglite-create.process'), [folder, JSON.stringify(startParams)], {
       execArgv: [],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
+    let timedOut = false;
     const timer = setTimeout(() => {
+      timedOut = true;
       child.kill('SIGKILL');
-      reject(new Error(`creating the embedded database in ${dataDir} took longer than ${timeoutMs / 1000} s; it was stopped`));
     }, timeoutMs);
+    const failed = (why: string): void => reject(new Error(`creating the embedded database in ${dataDir} failed: ${why}`));
     child.once('error', (err) => {
       clearTimeout(timer);
-      reject(new Error(`creating the embedded database in ${dataDir} failed: ${err.message}`));
+      failed(err.message);
     });
+    // Settled on exit only: once it has, nothing writes into the folder any more.
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      if (code === 0) return resolve();
-      const why = stderr.trim().split('\n').at(-1) || (signal ? `killed by ${signal}` : `exit code ${code}`);
-      reject(new Error(`creating the embedded database in ${dataDir} failed: ${why}`));
+      if (timedOut) reject(new Error(`creating the embedded database in ${dataDir} took longer than ${timeoutMs / 1000} s; it was stopped`));
+      else if (code === 0) resolve();
+      else failed(stderr.trim().split('\n').at(-1) || (signal ? `killed by ${signal}` : `exit code ${code}`));
     });
   });
 }
@@ -96,10 +99,11 @@ export async function ensurePgliteCreated(dataDir: string, startParams: string[]
   await mkdir(parent, { recursive: true });
   const prefix = creatingPrefix(dataDir);
   const stale = ((await entries(parent)) ?? []).filter((name) => name.startsWith(prefix));
-  await Promise.all(stale.map((name) => rm(path.join(parent, name), { recursive: true, force: true })));
+  // A creation killed half-way; one whose process still runs (its parent just died) may resist: it is left.
+  await Promise.all(stale.map((name) => rm(path.join(parent, name), { recursive: true, force: true }).catch(() => undefined)));
   const creating = await mkdtemp(path.join(parent, prefix));
   try {
-    await createInChild(creating, startParams, options.timeoutMs ?? CREATE_TIMEOUT_MS);
+    await createInChild(creating, dataDir, startParams, options.timeoutMs ?? CREATE_TIMEOUT_MS);
     if (present) await rmdir(dataDir);
     await rename(creating, dataDir);
     await syncDir(parent);

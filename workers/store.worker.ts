@@ -25,13 +25,16 @@ const api: StoreWorkerApi = {
     db = await openPglite(dataDir, sharedBuffersMb == null ? {} : { sharedBuffersMb });
     store = await openStore(db);
   },
-  async call(repository, method, args) {
+  async call(repository, method, args, sentAt) {
     if (!store) throw new Error('store is not open');
     // Messages are plain data: check the name against the store's own list before calling it.
     if (!storeMethods(repository).includes(method)) throw new Error(`store has no method ${repository}.${method}`);
     // The generic signature types both ends; a lookup by name is the one step TypeScript cannot follow.
     const repo = store[repository] as unknown as Record<string, (...a: unknown[]) => Promise<never>>;
-    return gate.run(callPriority(repository, method), () => repo[method]!(...args));
+    return gate.run(callPriority(repository, method), () => repo[method]!(...args), `${repository}.${method}`, sentAt);
+  },
+  async calls() {
+    return gate.figures();
   },
   async close() {
     const current = db;

@@ -16,6 +16,7 @@ import pg from 'pg';
 import { migrationsDir } from '../../src/paths.js';
 import { ensureDatabase, indexDirectory, search, startBenchService, type BenchService } from './bench-service.js';
 import { bulkLoad } from './bulk-load.js';
+import type { CallFigures } from '../../src/store/call-log.js';
 import type { SyntheticKind } from './synthetic.js';
 import { summarize, type LatencySummary } from './search-bench.js';
 
@@ -201,7 +202,22 @@ async function bulkRun(bench: BenchService, options: LadderOptions, from: number
   log(`  ${indexed} files in ${stall.indexSeconds.toFixed(0)} s + upkeep ${stall.upkeepSeconds.toFixed(1)} s; ${samples.length} probe searches; ` +
     `slowest (client ms / server ms @ s): ` +
     [...samples].sort((a, b) => b.ms - a.ms).slice(0, 4).map((x) => `${x.ms.toFixed(0)}/${x.serverMs.toFixed(0)} @${x.atSeconds.toFixed(0)}`).join(', '));
+  logCalls(await bench.service.store.calls(), log);
   return stall;
+}
+
+/** What the store's calls cost during the run: what a slow search waited behind (src/store/call-log.ts). */
+function logCalls(figures: CallFigures, log: (line: string) => void): void {
+  const ms = (n: number): string => n.toFixed(0);
+  const kinds = Object.entries(figures.kinds).filter(([, f]) => f.priority === 'background').sort(([, a], [, b]) => b.longestMs - a.longestMs);
+  log(`  background calls by kind (calls, own ms in all, longest): ${kinds.slice(0, 8).map(([k, f]) => `${k} ${f.calls}, ${ms(f.totalMs)}, ${ms(f.longestMs)}`).join('; ')}`);
+  log(`  longest background calls (own ms): ${figures.longestBackground.map((c) => `${c.kind} ${ms(c.ms)}`).join(', ')}`);
+  const searchKinds = Object.entries(figures.kinds).filter(([, f]) => f.priority === 'interactive').sort(([, a], [, b]) => b.longestMs - a.longestMs);
+  log(`  interactive calls by kind (calls, own ms in all, longest): ${searchKinds.slice(0, 6).map(([k, f]) => `${k} ${f.calls}, ${ms(f.totalMs)}, ${ms(f.longestMs)}`).join('; ')}`);
+  if (figures.longestWaits.length > 0) {
+    log(`  longest waits of interactive calls behind background calls (kind: ms behind them of ms waited, the longest of them): ` +
+      figures.longestWaits.map((w) => `${w.kind}: ${ms(w.backgroundMs)} of ${ms(w.waitedMs)}${w.behind ? `, ${w.behind.kind} ${ms(w.behind.ms)}` : ''}`).join('; '));
+  }
 }
 
 /**

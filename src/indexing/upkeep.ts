@@ -127,10 +127,11 @@ export class IndexUpkeep {
       for (;;) {
         if (this.#closed) return;
         // The slice's own time on the store's thread: the call's round trip also counts its wait behind searches.
-        const { sealed, remaining, ms } = await search.sealKeywords(this.#slice);
+        // The target is also the slice's budget: a slice that runs slow (a loaded machine) stops early.
+        const { sealed, remaining, ms } = await search.sealKeywords(this.#slice, this.#deps.sliceMs ?? 150);
         this.#state.sealed += sealed;
         this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
-        this.#adapt(sealed, ms);
+        this.#adapt(sealed, remaining, ms);
         if (remaining === 0 || sealed === 0) break;
         await pause(this.#deps.pauseMs ?? 25);
       }
@@ -176,10 +177,11 @@ export class IndexUpkeep {
   }
 
   /** Sizes the next slice so that it takes about the target time. */
-  #adapt(sealed: number, ms: number): void {
-    if (sealed < this.#slice) return; // a short last slice says nothing of the rate
+  #adapt(sealed: number, remaining: number, ms: number): void {
+    // A short last slice says nothing of the rate; one the clock stopped early does (it ran slow).
+    if (sealed === 0 || (sealed < this.#slice && remaining === 0)) return;
     const target = this.#deps.sliceMs ?? 150;
-    const next = ms > 0 ? Math.round((this.#slice * target) / ms) : this.#slice * 2;
+    const next = ms > 0 ? Math.round((sealed * target) / ms) : this.#slice * 2;
     this.#slice = Math.min(MAX_SLICE, Math.max(MIN_SLICE, Math.min(next, this.#slice * 2)));
   }
 }

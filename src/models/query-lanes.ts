@@ -1,5 +1,6 @@
 import type { ActiveEmbedder } from './resolve.js';
 import type { Logger } from '../logger.js';
+import { IdleTimer } from '../lib/idle-timer.js';
 import { QueryEmbedder } from './query-embedder.js';
 
 /** The query embedder to use now, or why semantic search is unavailable. */
@@ -29,10 +30,18 @@ export class QueryLanes {
   #key: string | null = null;
   #lane: Promise<QueryLane> | null = null;
   #closed = false;
-  #idleTimer: NodeJS.Timeout | undefined;
   #starts = 0;
+  /** Ends an unused lane; its queries in flight are answered first (#closeLane). */
+  readonly #idle: IdleTimer;
 
-  constructor(private readonly deps: QueryLanesDeps) {}
+  constructor(private readonly deps: QueryLanesDeps) {
+    this.#idle = new IdleTimer(deps.idleMs ?? QUERY_LANE_IDLE_MS, () => {
+      const lane = this.#lane;
+      this.#lane = null;
+      this.#key = null;
+      if (lane) QueryLanes.#closeLane(lane).catch((err: unknown) => this.deps.logger.warn({ err }, 'the idle query lane did not close cleanly'));
+    });
+  }
 
   /** The lane for the active embedder (started now if the embedder changed since the last call). */
   current(): Promise<QueryLane> {
@@ -48,19 +57,8 @@ export class QueryLanes {
         QueryLanes.#closeLane(previous).catch((err: unknown) => this.deps.logger.warn({ err }, 'the previous query lane did not close cleanly'));
       }
     }
-    this.#armIdleEnd();
+    this.#idle.arm();
     return this.#lane;
-  }
-
-  /** (Re)starts the countdown to ending an unused lane; its queries in flight are answered first (#closeLane). */
-  #armIdleEnd(): void {
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => {
-      const lane = this.#lane;
-      this.#lane = null;
-      this.#key = null;
-      if (lane) QueryLanes.#closeLane(lane).catch((err: unknown) => this.deps.logger.warn({ err }, 'the idle query lane did not close cleanly'));
-    }, this.deps.idleMs ?? QUERY_LANE_IDLE_MS).unref();
   }
 
   /** Whether a lane is started, and how many were so far (tests). */
@@ -74,7 +72,7 @@ export class QueryLanes {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#idleTimer);
+    this.#idle.cancel();
     const lane = this.#lane;
     this.#lane = null;
     if (lane) await QueryLanes.#closeLane(lane);

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { releaseProxy, wrap, type Remote } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { workerPath } from '../paths.js';
+import { IdleTimer } from '../lib/idle-timer.js';
 import type { Snippet } from './snippet.js';
 
 /** What a result's snippet is cut from: its text, or its summary when the text has no words (e.g. an image). */
@@ -57,9 +58,18 @@ export class SnippetLane {
   #thread: LaneThread | null = null;
   #closed = false;
   #waiting = 0;
-  #idleTimer: NodeJS.Timeout | undefined;
+  /** Ends the thread once no call has come for idleMs (it answered calls: its modules are loaded). */
+  readonly #idle: IdleTimer;
 
-  private constructor(private readonly idleMs: number) {}
+  private constructor(idleMs: number) {
+    this.#idle = new IdleTimer(idleMs, () => {
+      const thread = this.#thread;
+      if (this.#closed || this.#waiting > 0 || !thread?.alive) return;
+      this.#thread = null;
+      thread.remote[releaseProxy]();
+      void thread.worker.terminate();
+    });
+  }
 
   /** `idleMs`: how long the thread is kept after its last call (default SNIPPET_LANE_IDLE_MS). */
   static start(idleMs = SNIPPET_LANE_IDLE_MS): SnippetLane {
@@ -109,7 +119,7 @@ export class SnippetLane {
   /** A call the thread ended under (it crashed) is made once more, on a new thread: it never waits for ever. */
   async #call<T>(send: (remote: Remote<SnippetWorkerApi>) => Promise<T>, retry = true): Promise<T> {
     if (this.#closed) throw new Error('the snippet lane is closed');
-    clearTimeout(this.#idleTimer);
+    this.#idle.cancel();
     const thread = (this.#thread ??= this.#startThread());
     this.#waiting++;
     try {
@@ -120,25 +130,13 @@ export class SnippetLane {
       return this.#call(send, false);
     } finally {
       this.#waiting--;
-      if (this.#waiting === 0) this.#armIdleEnd();
+      if (this.#waiting === 0) this.#idle.arm();
     }
-  }
-
-  /** Ends the thread once no call has come for idleMs (it answered calls: its modules are loaded). */
-  #armIdleEnd(): void {
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => {
-      const thread = this.#thread;
-      if (this.#closed || this.#waiting > 0 || !thread?.alive) return;
-      this.#thread = null;
-      thread.remote[releaseProxy]();
-      void thread.worker.terminate();
-    }, this.idleMs).unref();
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    clearTimeout(this.#idleTimer);
+    this.#idle.cancel();
     if (this.#thread === null) {
       this.#closed = true;
       return;

@@ -1,3 +1,4 @@
+import type { CallFigures } from './call-log.js';
 import type { RepositoryName, StoreArgs, StoreMethod, StoreResult } from './store.js';
 
 /** What the main thread passes to workers/store.worker.ts. */
@@ -12,6 +13,9 @@ export interface StoreWorkerData {
 export interface StoreWorkerApi {
   /** Opens the database and applies migrations. */
   open(): Promise<void>;
-  call<R extends RepositoryName, M extends StoreMethod<R>>(repository: R, method: M, args: StoreArgs<R, M>): Promise<StoreResult<R, M>>;
+  /** `sentAt`: when the call was sent (call-gate.ts, wallClock), so that its wait counts its time in the port too. */
+  call<R extends RepositoryName, M extends StoreMethod<R>>(repository: R, method: M, args: StoreArgs<R, M>, sentAt?: number): Promise<StoreResult<R, M>>;
+  /** What the calls cost so far, and what searches waited behind (call-log.ts). */
+  calls(): Promise<CallFigures>;
   close(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Logger } from '../logger.js';
+import { CallLog, type CallFigures } from './call-log.js';
 import { openPostgres } from './engines/postgres.js';
-import { openStore, type StoreApi } from './store.js';
+import { openStore, timeCalls, type StoreApi } from './store.js';
 import { WorkerStoreClient } from './worker-client.js';
 
 export type StoreEngine = 'pglite' | 'postgres';
@@ -11,6 +12,8 @@ export interface StoreHandle {
   engine: StoreEngine;
   /** Where the data lives, for status (a directory, or host:port/db without credentials). */
   location: string;
+  /** What the store's calls cost since it opened, and (PGlite) what searches waited behind: call-log.ts. */
+  calls(): Promise<CallFigures>;
   close(): Promise<void>;
 }
 
@@ -35,9 +38,11 @@ export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandl
   if (options.databaseUrl) {
     const db = await openPostgres(options.databaseUrl);
     try {
-      const api = await openStore(db);
+      const log = new CallLog();
+      const api = timeCalls(await openStore(db), log);
       const url = new URL(options.databaseUrl);
-      return { api, engine: 'postgres', location: `${url.hostname}:${url.port || 5432}${url.pathname}`, close: () => db.close() };
+      const location = `${url.hostname}:${url.port || 5432}${url.pathname}`;
+      return { api, engine: 'postgres', location, calls: () => Promise.resolve(log.figures()), close: () => db.close() };
     } catch (err) {
       await db.close();
       throw err;
@@ -45,5 +50,5 @@ export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandl
   }
   const dataDir = options.dataDir ? pgliteDir(options.dataDir) : null;
   const client = await WorkerStoreClient.start({ dataDir, sharedBuffersMb: options.sharedBuffersMb ?? null }, options.logger.child({ actor: 'store' }));
-  return { api: client.api, engine: 'pglite', location: dataDir ?? 'memory', close: () => client.close() };
+  return { api: client.api, engine: 'pglite', location: dataDir ?? 'memory', calls: () => client.calls(), close: () => client.close() };
 }

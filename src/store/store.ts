@@ -7,7 +7,7 @@ import { createHealthRepository, type HealthRepository } from './repositories/he
 import { createSearchRepository, type SearchRepository } from './repositories/search.repository.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.repository.js';
 import { createQueueRepository, type QueueRepository } from './repositories/queue.repository.js';
-import type { CallPriority } from './call-gate.js';
+import type { CallLog, CallPriority } from './call-log.js';
 import type { SqlDatabase } from './sql.js';
 
 /**
@@ -65,6 +65,28 @@ export function callPriority<R extends RepositoryName>(repository: R, method: St
 }
 
 export const REPOSITORY_NAMES = Object.keys(METHODS) as RepositoryName[];
+
+/** `api` with every call's own time kept in `log` (the engine whose calls run side by side: no gate, no waits). */
+export function timeCalls(api: StoreApi, log: CallLog): StoreApi {
+  const timed = (repository: RepositoryName): unknown => {
+    const repo = api[repository] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    return Object.fromEntries(
+      storeMethods(repository).map((method) => [
+        method,
+        async (...args: unknown[]) => {
+          const started = performance.now();
+          try {
+            return await repo[method]!(...args);
+          } finally {
+            log.ran(`${repository}.${method}`, callPriority(repository, method), performance.now() - started);
+          }
+        },
+      ]),
+    );
+  };
+  // Built by name from the store's own method list: each entry has its method's signature.
+  return Object.fromEntries(REPOSITORY_NAMES.map((r) => [r, timed(r)])) as unknown as StoreApi;
+}
 
 export function createStore(db: SqlDatabase): StoreApi {
   return {

@@ -2,6 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { releaseProxy, wrap, type Remote } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { Logger } from '../logger.js';
+import { wallClock } from './call-gate.js';
+import type { CallFigures } from './call-log.js';
 import { workerPath } from '../paths.js';
 import { REPOSITORY_NAMES, storeMethods, type RepositoryName, type StoreApi, type StoreArgs, type StoreMethod, type StoreResult } from './store.js';
 import type { StoreWorkerApi, StoreWorkerData } from './protocol.js';
@@ -101,10 +103,15 @@ export class WorkerStoreClient {
     const call = running.remote.call as unknown as StoreWorkerApi['call'];
     return new Promise((resolve, reject) => {
       this.#pending.add(reject);
-      call(repository, method, args)
+      call(repository, method, args, wallClock())
         .then(resolve, reject)
         .finally(() => this.#pending.delete(reject));
     });
+  }
+
+  /** What the store's calls cost so far (call-log.ts); a restarted thread starts again from nothing. */
+  async calls(): Promise<CallFigures> {
+    return (await this.#running).remote.calls();
   }
 
   /** Lets calls in flight finish (in-flight writes complete), then closes the database and stops the worker. */

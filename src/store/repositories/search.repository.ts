@@ -64,9 +64,10 @@ export interface SearchRepository {
   corrections(queryText: string): Promise<CorrectionRow[]>;
   /**
    * Seals up to `maxDocs` unsealed documents of the keyword index into blocks, in one short transaction; answers
-   * how many it sealed and how many remain. The caller repeats it in slices (searches run between them).
+   * how many it sealed and how many remain. The caller repeats it in slices (searches run between them). With a
+   * `budgetMs` the slice stops early, sealing fewer, once it has taken that long (keyword/maintenance.ts).
    */
-  sealKeywords(maxDocs: number): Promise<SealProgress>;
+  sealKeywords(maxDocs: number, budgetMs?: number): Promise<SealProgress>;
   /** Documents of the keyword index not sealed into blocks yet. */
   unsealedKeywords(): Promise<number>;
   /**
@@ -151,8 +152,8 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       return (await searchKeyword(db, query, options)).hits;
     },
 
-    sealKeywords(maxDocs) {
-      return sealKeywordIndex(db, maxDocs);
+    sealKeywords(maxDocs, budgetMs) {
+      return sealKeywordIndex(db, maxDocs, budgetMs);
     },
 
     async compactKeywords(maxBlocks, start, dueAfterDocs) {

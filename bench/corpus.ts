@@ -38,7 +38,7 @@ import { createScratchDatabase } from '../test/helpers/engines.js';
 import { databaseSize, directoryBytes, listFiles } from './lib/bench-service.js';
 import { formatBreakdown, spread } from './lib/breakdown.js';
 import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
-import { peakRssBytes, sampleTreeRss, shebangEnvironment, untilQuiet } from './lib/proc.js';
+import { peakRssBytes, rssBytes, sampleTreeRss, shebangEnvironment, untilQuiet } from './lib/proc.js';
 import { markdownTable } from './lib/search-bench.js';
 
 const CLI = {
@@ -91,7 +91,8 @@ interface SystemRun {
   walBytes: number | null;
   failures: number;
   failureDetail: string;
-  restart: { listenSeconds: number | null; idleSeconds: number; cpuSeconds: number; phases?: StartUpPhases | null };
+  /** The start on the run's data directory; RSS once idle, and the peak of the process and its children until then. */
+  restart: { listenSeconds: number | null; idleSeconds: number; cpuSeconds: number; phases?: StartUpPhases | null; idleRssBytes?: number; peakRssBytes?: number };
 }
 
 // ------------------------------------------------------------------------------------------------- filesift
@@ -104,6 +105,8 @@ interface Served {
   exited: Promise<void>;
   /** The service's "start-up phases" log line, once it has come (ms since its process began; null before). */
   phases: StartUpPhases | null;
+  /** Stops sampling and answers the peak RSS since spawn: the process's own and its tree's (a first start creates the database in a child process). */
+  peakRss(): number;
 }
 
 /** What the service logs once its watched folders are watched and reconciled (src/service.ts). */
@@ -123,6 +126,7 @@ async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, 
     env: { ...process.env, ...shebangEnvironment(cli), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  const treeRss = sampleTreeRss(child.pid!);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let phases: StartUpPhases | null = null;
   const url = await new Promise<string>((resolve, reject) => {
@@ -156,10 +160,12 @@ async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, 
     get phases() {
       return phases;
     },
+    peakRss: () => Math.max(peakRssBytes(child.pid!) ?? 0, treeRss.stop()),
   };
 }
 
 async function stop(served: Served): Promise<void> {
+  served.peakRss();
   served.child.kill('SIGTERM');
   await served.exited;
 }
@@ -196,7 +202,8 @@ function memoryTracker(): { add(sample: MemorySample): void; result: FilesiftRun
   };
 }
 
-async function runFilesift(corpus: string, cli = OWN_CLI): Promise<FilesiftRun> {
+/** `keepTo`: where to copy the bulk run's data directory (--keep: this build's run only, never the compared one's). */
+async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null = null): Promise<FilesiftRun> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-corpus-'));
   const scratch = engine === 'postgres' ? await createScratchDatabase(process.env.DATABASE_URL, 'filesift_bench') : null;
   const token = randomBytes(16).toString('hex');
@@ -226,7 +233,7 @@ async function runFilesift(corpus: string, cli = OWN_CLI): Promise<FilesiftRun> 
     if (threads !== null) await first.client.request('PUT', '/api/settings/', { 'queue.max_concurrency': threads });
     await first.client.post('/api/watch/', { directory_path: corpus });
     const idle = await untilQuiet(pid, async () => run.completed !== null && (await nothingGoingOn(first.client)));
-    const peak = peakRssBytes(pid) ?? 0;
+    const peak = first.peakRss();
     events.close();
     const done = run.completed!;
     await stop(first);
@@ -234,9 +241,9 @@ async function runFilesift(corpus: string, cli = OWN_CLI): Promise<FilesiftRun> 
     const disk = await indexBytes(dataDir, scratch?.url ?? null);
     await checkpoint(dataDir, scratch?.url ?? null);
     const checkpointed = await indexBytes(dataDir, scratch?.url ?? null);
-    if (keep) {
-      await cp(dataDir, keep, { recursive: true });
-      console.log(`data directory kept in ${keep}: npm run bench:corpus -- --restart-only ${keep}`);
+    if (keepTo) {
+      await cp(dataDir, keepTo, { recursive: true });
+      console.log(`data directory kept in ${keepTo}: npm run bench:corpus -- --restart-only ${keepTo}`);
     }
 
     const restart = await measureRestart(env, token, cli);
@@ -273,7 +280,14 @@ async function measureRestart(env: Record<string, string>, token: string, cli = 
       const { jobs } = await second.client.get<{ jobs: { last_scan: string | null }[] }>('/api/watch/jobs');
       return jobs.every((j) => j.last_scan !== null && Date.parse(j.last_scan) >= restartedAt) && (await nothingGoingOn(second.client));
     });
-    return { listenSeconds: second.listenSeconds, idleSeconds: (rested.at - r0) / 1000, cpuSeconds: rested.cpuSeconds, phases: second.phases };
+    return {
+      listenSeconds: second.listenSeconds,
+      idleSeconds: (rested.at - r0) / 1000,
+      cpuSeconds: rested.cpuSeconds,
+      phases: second.phases,
+      idleRssBytes: rssBytes(second.child.pid!) ?? 0,
+      peakRssBytes: second.peakRss(),
+    };
   } finally {
     await stop(second);
   }
@@ -297,16 +311,23 @@ async function restartOnly(source: string, rounds: number, compare: string | nul
         const env = { HOST: '127.0.0.1', PORT: '0', FILESIFT_DATA_DIR: dataDir, FILESIFT_API_TOKEN: token, FILESIFT_MODEL_PULL: 'off', LOG_LEVEL: 'info' };
         const r = await measureRestart(env, token, cli);
         results.get(name)!.push(r);
-        console.log(`  ${name}: listening ${r.listenSeconds!.toFixed(2)} s, idle ${r.idleSeconds.toFixed(2)} s, ${r.cpuSeconds.toFixed(2)} CPU-s; load ${load()}`);
+        console.log(`  ${name}: listening ${r.listenSeconds!.toFixed(2)} s, idle ${r.idleSeconds.toFixed(2)} s, ${r.cpuSeconds.toFixed(2)} CPU-s, RSS ${mb(r.idleRssBytes!)} MB idle, ${mb(r.peakRssBytes!)} MB peak; load ${load()}`);
       } finally {
         await rm(dataDir, { recursive: true, force: true });
       }
     }
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`\n${markdownTable(['service', 'seconds to listening', 'seconds until idle', 'CPU seconds'], services.map(([name]) => {
+  console.log(`\n${markdownTable(['service', 'seconds to listening', 'seconds until idle', 'CPU seconds', 'RSS when idle (MB)', 'peak RSS (MB)'], services.map(([name]) => {
     const rs = results.get(name)!;
-    return [name, median(rs.map((r) => r.listenSeconds!)).toFixed(2), median(rs.map((r) => r.idleSeconds)).toFixed(2), median(rs.map((r) => r.cpuSeconds)).toFixed(2)];
+    return [
+      name,
+      median(rs.map((r) => r.listenSeconds!)).toFixed(2),
+      median(rs.map((r) => r.idleSeconds)).toFixed(2),
+      median(rs.map((r) => r.cpuSeconds)).toFixed(2),
+      mb(median(rs.map((r) => r.idleRssBytes!))),
+      mb(median(rs.map((r) => r.peakRssBytes!))),
+    ];
   }))}`);
   // Where each start went, from the service's own "start-up phases" line (a build older than that line has none).
   const phaseMedian = (rs: SystemRun['restart'][], key: keyof StartUpPhases): string => {
@@ -429,7 +450,7 @@ async function main(): Promise<void> {
   if (recoll && !withRecoll) console.log('recollindex is not installed: filesift alone (apt-get install recoll)');
   console.log(`${files.length} files, ${formatSize((await directoryBytes(dir)))} in ${dir}; engine ${engine}, threads ${threads ?? 'default'}; ${os.cpus().length} cores; load ${load()}`);
 
-  const fs = await runFilesift(dir);
+  const fs = await runFilesift(dir, OWN_CLI, keep);
   console.log(`filesift done; load ${load()}`);
   const other = compare ? 'compared build' : 'Recoll';
   const rc = compare ? await runFilesift(dir, path.resolve(compare)) : withRecoll ? await runRecoll(dir) : null;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -134,5 +134,63 @@ describe('filesift killed with SIGKILL in the middle of a scan (a real process)'
     } finally {
       await db.close();
     }
+  });
+});
+
+/** The processes whose command line holds `text` (a data directory's path), from /proc. */
+async function processesNaming(text: string): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  const cmdlines = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')));
+  return pids.filter((_, i) => cmdlines[i]!.includes(text)).map(Number);
+}
+
+describe('filesift killed with SIGKILL while it creates its database (the first start, a real process)', function () {
+  this.timeout(300_000);
+  let dataDir: string;
+  let watched: string;
+
+  before(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'filesift-crash-initdb-'));
+    watched = await mkdtemp(path.join(tmpdir(), 'filesift-crash-initdb-docs-'));
+    await writeFile(path.join(watched, 'tides.txt'), 'Tidal pools hold anemones and small crabs between the tides.');
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(watched, { recursive: true, force: true });
+  });
+
+  it('starts again into a new, working database: the half-created one is never taken for it, and is cleared', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const env = { PORT: String(port), FILESIFT_DATA_DIR: dataDir };
+
+    const first = start(env);
+    try {
+      // The database is being created beside its place, by a child process of the service.
+      await eventually(async () => {
+        const creating = (await readdir(dataDir)).find((name) => name.startsWith('pglite.creating-'));
+        return creating !== undefined && (await readdir(path.join(dataDir, creating))).length > 0;
+      }, 120_000, 5);
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+    expect(await first.exited).to.equal(null);
+    // The creating process does not outlive the service; what it left is not a database in its place.
+    await eventually(async () => (await processesNaming(path.join(dataDir, 'pglite.creating-'))).length === 0, 60_000, 100);
+    expect(await readdir(dataDir)).to.not.include('pglite');
+
+    const second = start(env);
+    try {
+      await eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 120_000, 200);
+      const res = await fetch(`${base}/api/watch/`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ directory_path: watched }) });
+      expect(res.status).to.equal(201);
+      await eventually(async () => (await json(`${base}/api/files/stats`)).total_files === 1, 120_000, 200);
+      const found = await json(`${base}/api/search/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'anemones', mode: 'keyword' }) });
+      expect(JSON.stringify(found)).to.include('tides.txt');
+    } finally {
+      second.child.kill('SIGTERM');
+    }
+    expect(await second.exited).to.equal(0);
+    expect((await readdir(dataDir)).filter((name) => name.startsWith('pglite'))).to.deep.equal(['pglite']);
   });
 });

@@ -43,6 +43,12 @@ export function peakRssBytes(pid: number): number | null {
   }
 }
 
+/** The process's resident set now (VmRSS) in bytes; null once gone. */
+export function rssBytes(pid: number): number | null {
+  const stat = readStat(pid);
+  return stat ? stat.rssPages * PAGE : null;
+}
+
 /** The pid and every live descendant of it. */
 function tree(root: number): number[] {
   const children = new Map<number, number[]>();

@@ -8,6 +8,7 @@ import { countFiles, walkFiles } from '../filters/walk.js';
 import type { Logger } from '../logger.js';
 import type { PipelinePool } from '../pipeline/pool.js';
 import type { ComponentHealth } from '../status/status.service.js';
+import type { KnownFile } from '../store/repositories/files.types.js';
 import type { StoreApi } from '../store/store.js';
 import { looksUnchanged, type Indexer } from './indexer.js';
 import { Limiter } from '../lib/limiter.js';
@@ -26,6 +27,13 @@ export interface DirectoryRunOptions {
   filePattern?: string | null;
   /** Root that anchored filter patterns (leading '/') are relative to: the watch job's directory. */
   root?: string;
+  /**
+   * The index's files under the directory (store.files.knownUnder), already asked for: a start-up reconcile asks
+   * while the watcher starts, so the store reads them (~0.3-0.5 s on a cold 5,400-file index) beside chokidar's
+   * listing instead of after it. Files written in between are found changed or gone by the walk, as they would be
+   * when written during it.
+   */
+  known?: Promise<KnownFile[]>;
 }
 
 export interface IndexingServiceDeps {
@@ -216,7 +224,7 @@ export class IndexingService {
     const { store, indexer, filters, pool } = this.deps;
     const model = this.deps.embeddingModel();
     const recursive = options.recursive ?? true;
-    const known = new Map((await store.files.knownUnder(directory)).map((k) => [k.path, k]));
+    const known = new Map((await (options.known ?? store.files.knownUnder(directory))).map((k) => [k.path, k]));
     const seen = new Set<string>();
     const unreadableDirs: string[] = [];
     const pattern = options.filePattern ? compileFilePattern(options.filePattern) : null;

@@ -10,7 +10,7 @@ import type { IndexRunKind } from '../../events/types.js';
 import type { FilterService } from '../../filters/filter.service.js';
 import { compileFilePattern } from '../../filters/matcher.js';
 import type { IndexRun } from '../../indexing/run.js';
-import type { IndexingService } from '../../indexing/indexing.service.js';
+import type { DirectoryRunOptions, IndexingService } from '../../indexing/indexing.service.js';
 import type { WatchJobs } from './jobs.js';
 import type { Logger } from '../../logger.js';
 import type { IndexingProcessor } from '../queue/processor.js';
@@ -234,6 +234,10 @@ export class WatcherService {
   #begin(job: WatchJob, kind: IndexRunKind, options: WatchOptions = {}): Watched {
     const watched: Watched = { job, mode: 'native', ready: false, reason: null, error: null, scan: null, scanned: Promise.resolve(), removed: false, started: Promise.resolve() };
     this.#watched.set(job.id, watched);
+    // A start-up reconcile's known files are read while chokidar lists the folder (see DirectoryRunOptions.known);
+    // a failure surfaces in the scan that awaits them.
+    const known = kind === 'reconcile' ? this.#deps.store.files.knownUnder(job.path) : undefined;
+    known?.catch(() => undefined);
     watched.started = (async () => {
       try {
         const state = await this.#watcher.watch({ jobId: job.id, root: job.path, recursive: job.recursive, filePattern: job.file_pattern }, options);
@@ -246,13 +250,13 @@ export class WatcherService {
         this.#deps.logger.error({ err, job: job.id, path: job.path }, 'could not watch a directory');
         this.#deps.bus.publish('watch_error', { job_id: job.id, path: job.path, code: 'watch_failed', error: watched.error });
       }
-      if (!watched.removed && !this.#closing) this.#scan(watched, kind);
+      if (!watched.removed && !this.#closing) this.#scan(watched, kind, known);
     })();
     return watched;
   }
 
   /** Diffs the job's directory against the index through the pipeline; records last_scan when it completes. */
-  #scan(watched: Watched, kind: IndexRunKind): void {
+  #scan(watched: Watched, kind: IndexRunKind, known?: DirectoryRunOptions['known']): void {
     const { job } = watched;
     watched.scan?.controller.abort();
     const run = this.#deps.indexing.startDirectory(job.path, {
@@ -261,6 +265,7 @@ export class WatcherService {
       recursive: job.recursive,
       filePattern: job.file_pattern,
       root: job.path,
+      ...(known ? { known } : {}),
     });
     watched.scan = run;
     // Awaited by settled(): a caller told "the scan is done" must find last_scan recorded (a read between the run's

@@ -119,13 +119,18 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
       : undefined;
     const k = limit + named.size;
     let result: TopKResult;
-    let bounds: { terms: Term[]; dead: Set<number> } | null = null;
+    /** Exact scores of named files the top k left out (0 for one holding none of the words). */
+    let scoreNamed: (docs: readonly number[]) => Promise<Map<number, number>>;
     if ((evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time')) === 'term-at-a-time') {
       const { postings, dead } = await loadPostings(tx, query, settings);
-      result = await termAtATimeTopK(postings, dead, k, admit);
+      const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
+      const taat = await termAtATimeTopK(postings, dead, k, admit, namedDocs);
+      result = taat;
+      scoreNamed = async () => taat.also; // every score was at hand
     } else {
-      bounds = await loadTerms(tx, query, settings);
+      const bounds = await loadTerms(tx, query, settings);
       const { terms } = bounds;
+      scoreNamed = (docs) => scoreDocs(tx, terms, bounds.dead, docs, weights);
       result = await blockMaxTopK(terms, bounds.dead, k, {
         fetch: async (requests) => {
           const statement = buildBlocksStatement(
@@ -147,8 +152,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     // Named files that the words did not find get their score too (0 when they hold none of the words).
     const unscored = [...named.values()].filter((entry) => entry.doc >= 0 && !scores.has(entry.doc));
     if (unscored.length > 0) {
-      bounds ??= await loadTerms(tx, query, settings);
-      const exact = await scoreDocs(tx, bounds.terms, bounds.dead, unscored.map((entry) => entry.doc), weights);
+      const exact = await scoreNamed(unscored.map((entry) => entry.doc));
       for (const entry of unscored) entry.score = exact.get(entry.doc) ?? 0;
     }
     return { hits: await rank(tx, scores, named, limit), stats };

@@ -20,13 +20,16 @@ const FIRST_ADMIT_PER_RESULT = 4;
 /**
  * `terms`: per query word, in the query's order, its scored postings (sealed blocks and tail, each in document
  * order). `admit`: the documents among those given a result may be (filters, phrases, exclusions); none: all.
+ * `scoreAlso`: documents whose exact scores are wanted whether or not they make the top k or pass `admit` (the
+ * exact-name tier's files), answered in `also` (0 for one holding none of the words): every score is at hand here.
  */
 export async function termAtATimeTopK(
   terms: readonly (readonly ScoredPostings[])[],
   dead: ReadonlySet<number>,
   k: number,
   admit?: (docs: readonly number[]) => Promise<ReadonlySet<number>>,
-): Promise<TopKResult> {
+  scoreAlso: readonly number[] = [],
+): Promise<TopKResult & { also: Map<number, number> }> {
   const stats: TopKStats = { rounds: 1, blocksRead: 0, postingsRead: 0, postingsTotal: 0, exactScores: 0 };
   let maxDoc = 0;
   for (const lists of terms) {
@@ -59,7 +62,8 @@ export async function termAtATimeTopK(
   }
   stats.exactScores = count;
   const docs = touched.subarray(0, count);
-  if (count === 0) return { scores: new Map(), threshold: 0, stats };
+  const also = new Map(scoreAlso.map((doc) => [doc, doc <= maxDoc ? acc[doc]! : 0]));
+  if (count === 0) return { scores: new Map(), threshold: 0, stats, also };
 
   if (!admit) {
     const best = new LargestK(k);
@@ -67,7 +71,7 @@ export async function termAtATimeTopK(
     const threshold = best.kth;
     const out = new Map<number, number>();
     for (let i = 0; i < count; i++) if (acc[docs[i]!]! >= threshold) out.set(docs[i]!, acc[docs[i]!]!);
-    return { scores: out, threshold, stats };
+    return { scores: out, threshold, stats, also };
   }
 
   // Filters, phrases, exclusions: the best documents are asked first, more while fewer than k passed. Once k did,
@@ -101,5 +105,5 @@ export async function termAtATimeTopK(
   const threshold = best.kth;
   const out = new Map<number, number>();
   for (const doc of admitted) if (acc[doc]! >= threshold) out.set(doc, acc[doc]!);
-  return { scores: out, threshold, stats };
+  return { scores: out, threshold, stats, also };
 }

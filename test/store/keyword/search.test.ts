@@ -112,6 +112,15 @@ forEachEngine('keyword search', (engine) => {
     // a quoted name works too, and a name found only by its name scores 0 but is returned
     expect((await search(db, '"REPORT.PDF"'))[0]).to.include({ id: pdf, tier: 2 });
     expect((await search(db, 'report.docx'))[0]).to.include({ id: docx, tier: 2 });
+    // A named file that the words alone would not rank within the limit keeps its exact score, by either evaluator.
+    await insertFiles(db, Array.from({ length: 30 }, (_, i) => file(`r${i}.txt`, { title: 'Report of reports', content: 'report '.repeat(3 + (i % 4)) })));
+    const full = await search(db, 'Report', { limit: 3, exhaustive: true });
+    const named = full.filter((r) => r.tier > 0);
+    expect(named.map((r) => r.id).sort()).to.deep.equal([docx, pdf].sort());
+    const all = await search(db, 'Report', { limit: 50, exhaustive: true });
+    const above = all.filter((r) => r.tier === 0 && r.score > Math.max(...named.map((n) => n.score)));
+    expect(named.every((r) => r.score > 0) && above.length > 3 + named.length, 'the named files score, below the words\' top k').to.equal(true);
+    for (const evaluator of ['block-max', 'term-at-a-time'] as const) expect(await search(db, 'Report', { limit: 3, evaluator }), evaluator).to.deep.equal(full);
   });
 
   it('applies filters inside the query: the one match is found however low it ranks', async () => {

@@ -13,6 +13,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': ['error', { allow: ['warn', 'error'] }],
       eqeqeq: ['error', 'smart'],
+      // One copy of TypeBox: the bundle in dist/vendor (scripts/build-vendor.ts says why). Types may name the package.
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^typebox(/.*)?$', allowTypeImports: true, message: "import '#typebox' (or '#typebox/value'): the bundled copy, one module state for the whole program" }],
+      }],
     },
   },
   {

@@ -1,5 +1,5 @@
-import type { TSchema } from 'typebox';
-import Value from 'typebox/value';
+import type { TSchema } from '#typebox';
+import Value from '#typebox/value';
 
 /**
  * Turns TypeBox's JSON-Schema errors into one sentence a person can act on: which field, what is allowed, and

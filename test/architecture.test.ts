@@ -1,11 +1,12 @@
 /**
  * What the layout promises, checked: SQL only in the store, a README Layout that names every folder of src/ and
- * nothing that is not there, and a test/ tree that mirrors src/. Import rules (layers, cycles, who may import
+ * nothing that is not there, and a test/ tree that mirrors src/. TypeBox comes from its one bundled copy. Import rules (layers, cycles, who may import
  * http/) are checked by dependency-cruiser (`npm run lint:arch`, .dependency-cruiser.cjs).
  */
 import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { repoRoot } from './helpers/shared.js';
 
 function walk(dir: string): string[] {
@@ -66,5 +67,20 @@ describe('architecture', () => {
         }
       });
     expect(unmatched).to.deep.equal([]);
+  });
+
+  it("loads TypeBox from the one bundled copy, built from the installed version (scripts/build-vendor.ts)", async () => {
+    const installed = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'typebox', 'package.json'), 'utf8')) as { version: string }).version;
+    const meta = JSON.parse(readFileSync(path.join(repoRoot, 'dist', 'vendor', 'typebox', 'meta.json'), 'utf8')) as { typebox: string };
+    expect(meta.typebox).to.equal(installed);
+    for (const [specifier, file] of [['#typebox', 'index.mjs'], ['#typebox/value', 'value.mjs']] as const) {
+      expect(rel(fileURLToPath(import.meta.resolve(specifier)))).to.equal(`dist/vendor/typebox/${file}`);
+    }
+    // The bundle is the real library: a schema made by one entry is checked by the other.
+    const { default: Type } = await import('#typebox');
+    const { default: Value } = await import('#typebox/value');
+    const schema = Type.Object({ limit: Type.Integer({ minimum: 1 }) });
+    expect(Value.Check(schema, { limit: 3 })).to.equal(true);
+    expect(Value.Check(schema, { limit: 0 })).to.equal(false);
   });
 });

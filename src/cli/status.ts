@@ -1,5 +1,5 @@
 /** `filesift status`: is the service well, what is indexed, what is it doing now. */
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import type { FileStatsSchema } from '../http/routes/files.schemas.js';
 import type { IndexRunsResponse } from '../http/routes/indexing.schemas.js';
 import type { StatusBody } from '../http/routes/status.schemas.js';

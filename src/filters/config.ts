@@ -6,7 +6,7 @@
  * source of truth; `exclude` and `include` are legacy mirrors of the active mode's lists, recomputed by
  * normaliseConfig after every change. Switching modes therefore loses nothing.
  */
-import { Value } from 'typebox/value';
+import { Value } from '#typebox/value';
 import { defaultFilterConfig } from './defaults.js';
 import { activeLists } from './matcher.js';
 import { patternKey, normalisePatternText, validatePattern } from './pattern.js';

@@ -4,8 +4,8 @@
  * pattern syntax is checked by validatePattern (config.ts), which gives reasons. The /api/filters request and
  * answer bodies are built from these beside their routes (http/routes/filters.schemas.ts).
  */
-import { Type } from 'typebox';
-import type { Static } from 'typebox';
+import { Type } from '#typebox';
+import type { Static } from '#typebox';
 import { MAX_PATTERN_LENGTH } from './pattern.js';
 
 export const MAX_PATTERNS_PER_LIST = 1000;

@@ -4,7 +4,7 @@
  * test/http/openapi.test.ts checks that every route of the router is here and that what the tests send and
  * receive validates against it.
  */
-import Type from 'typebox';
+import Type from '#typebox';
 import { errorTable, type ErrorCode } from './errors.js';
 import { ErrorBody, type Operation } from './routes/common.schemas.js';
 import { filesOperations } from './routes/files.schemas.js';

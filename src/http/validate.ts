@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import Type, { type Static, type TObject, type TSchema } from 'typebox';
-import Value from 'typebox/value';
+import Type, { type Static, type TObject, type TSchema } from '#typebox';
+import Value from '#typebox/value';
 import { createErrorWith, type ErrorFields } from './errors.js';
 import { findProblem } from '../validation.js';
 

@@ -4,8 +4,8 @@
  * (the peer's bug). The TypeBox schemas are the source of truth; validate.ts turns their verdicts into
  * messages that name the rule and the field.
  */
-import { Type } from 'typebox';
-import type { TSchema } from 'typebox';
+import { Type } from '#typebox';
+import type { TSchema } from '#typebox';
 
 /** `HH:MM-HH:MM`, 24-hour, two digits each (00-23, 00-59). */
 export const TIME_WINDOW_PATTERN = '^([01][0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-3]):([0-5][0-9])$';

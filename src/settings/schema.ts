@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import Type, { type Static, type TSchema } from 'typebox';
+import Type, { type Static, type TSchema } from '#typebox';
 import { CHECK_INTERVAL_MAX_SECONDS, CHECK_INTERVAL_MIN_SECONDS, MAX_RULES, SchedulerRuleInput } from './scheduler-schema.js';
 
 /**

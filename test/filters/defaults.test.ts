@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Value } from 'typebox/value';
+import { Value } from '#typebox/value';
 import {
   DEFAULT_BLACKLIST_INCLUDE,
   DEFAULT_EXCLUDE,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Value } from 'typebox/value';
+import { Value } from '#typebox/value';
 import { defaultFilterConfig } from '../../src/filters/defaults.js';
 import { FilterConfigSchema, FilterConfigUpdateSchema, FilterModeSchema } from '../../src/filters/schema.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Value } from 'typebox/value';
+import { Value } from '#typebox/value';
 import {
   PutSchedulerBody,
   RULE_TYPES,

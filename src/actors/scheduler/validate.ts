@@ -4,8 +4,8 @@
  * anyOf"), so we check the `rule` discriminator first, then each field of that rule's variant, and write
  * the messages ourselves from the schema (allowed operators, value type and range).
  */
-import { Value } from 'typebox/value';
-import type { TSchema } from 'typebox';
+import { Value } from '#typebox/value';
+import type { TSchema } from '#typebox';
 import {
   PutSchedulerBody,
   READ_ONLY_CONFIG_FIELDS,

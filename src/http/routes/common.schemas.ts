@@ -3,7 +3,7 @@
  * src/http/openapi.ts, is generated from), and small schema helpers. Like every *.schemas.ts file it imports
  * schemas and types only (no Koa), so the CLI and the web app can use the API's types.
  */
-import Type, { type TObject, type TSchema } from 'typebox';
+import Type, { type TObject, type TSchema } from '#typebox';
 import { errorTable, type ErrorCode } from '../errors.js';
 
 const ERROR_CODES = Object.keys(errorTable) as ErrorCode[];

@@ -1,5 +1,5 @@
 /** The /api/files endpoints: a file's record, a page of its extracted text, and the index's statistics. */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { DEFAULT_CONTENT_PAGE, MAX_CONTENT_PAGE } from '../../search/content.js';
 import { IdParam, Instant, Nullable, TextRanges, type Operation } from './common.schemas.js';
 

@@ -2,7 +2,7 @@
  * Request and answer bodies of the /api/filters endpoints, built from the filter configuration's own schemas
  * (filters/schema.ts). Request bodies refuse unknown fields, so a misspelt one is a 400, never ignored.
  */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import type { FilterDecision } from '../../filters/matcher.js';
 import { MAX_PATTERN_LENGTH } from '../../filters/pattern.js';
 import {

@@ -1,5 +1,5 @@
 /** The /api/index endpoints: start a run (answered at once, 201), and list the runs going on. */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { Instant, Nullable, SuccessFields, type Operation } from './common.schemas.js';
 
 export const IndexDirectoryBody = Type.Object(

@@ -1,5 +1,5 @@
 /** The /api/queue endpoints (SPEC 2.5, 2.6): status, pause and resume, items. */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { SuccessFields, type Operation } from './common.schemas.js';
 
 const Count = Type.Integer({ minimum: 0 });

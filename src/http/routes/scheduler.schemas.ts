@@ -1,5 +1,5 @@
 /** GET and PUT /api/queue/scheduler: the configuration with each rule's live reading and verdict (SPEC 2.2, 2.3). */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { CombineMode, PutSchedulerBody, RULE_TYPES, UnavailablePolicy } from '../../settings/scheduler-schema.js';
 import { Instant, type Operation } from './common.schemas.js';
 

@@ -1,5 +1,5 @@
 /** POST /api/search/: the request, the answer (results, paging, facets), and its description. */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { MAX_SEARCH_LIMIT, SEARCH_MODES } from '../../search/search.service.js';
 import { Nullable, TextRanges, type Operation } from './common.schemas.js';
 import { FileSummarySchema } from './files.schemas.js';

@@ -1,5 +1,5 @@
 /** The /api/settings endpoints: the settings object is the settings schema itself (settings/schema.ts). */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { settingDefinitions, SettingsSchema } from '../../settings/schema.js';
 import type { Operation } from './common.schemas.js';
 

@@ -1,5 +1,5 @@
 /** GET /api/status/: backend health from a real database round trip, and what each component reports of itself. */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { Instant, Nullable, type Operation } from './common.schemas.js';
 
 /** A component's own report: `ok` plus its details (open: components add fields as they grow). */

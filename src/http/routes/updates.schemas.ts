@@ -1,5 +1,5 @@
 /** GET /api/updates: the server-sent-event stream (the event catalogue is src/events/types.ts and the README). */
-import Type from 'typebox';
+import Type from '#typebox';
 import { EVENT_NAMES } from '../../events/types.js';
 import type { Operation } from './common.schemas.js';
 

@@ -1,5 +1,5 @@
 /** The /api/watch endpoints: watched directories (SPEC 2.4) and their jobs. */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { IdParam, Nullable, SuccessFields, type Operation } from './common.schemas.js';
 
 export const WatchBody = Type.Object(

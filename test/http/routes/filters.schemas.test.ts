@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Value } from 'typebox/value';
+import { Value } from '#typebox/value';
 import { defaultFilterConfig } from '../../../src/filters/defaults.js';
 import { compileFilter } from '../../../src/filters/matcher.js';
 import { decisionBody, FilterDecisionSchema, PatternBody, PutFilterConfigBody, TestPathBody } from '../../../src/http/routes/filters.schemas.js';

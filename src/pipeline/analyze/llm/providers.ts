@@ -5,8 +5,8 @@
  *   `Authorization: Bearer <key>` → {choices: [{message: {content}}]}; any OpenAI-compatible server works.
  * Both return the validated reply or a reason, never throw.
  */
-import { Type } from 'typebox';
-import { Value } from 'typebox/value';
+import { Type } from '#typebox';
+import { Value } from '#typebox/value';
 import type { ParsedDocument } from '../../types.js';
 import { postJson, snippet } from './http.js';
 import { buildMessages } from './prompt.js';

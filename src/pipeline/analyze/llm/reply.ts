@@ -2,9 +2,9 @@
  * The model's answer, checked before it is trusted: a JSON object {title, summary, keywords} (TypeBox schema),
  * cleaned to the same bounds as the local analyzer's output. Anything else is a reason to fall back.
  */
-import { Type } from 'typebox';
-import type { Static } from 'typebox';
-import { Value } from 'typebox/value';
+import { Type } from '#typebox';
+import type { Static } from '#typebox';
+import { Value } from '#typebox/value';
 import { truncate } from '../local/summary.js';
 import { MAX_TITLE_CHARS } from '../local/title.js';
 import { snippet } from './http.js';

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createFilesRepository } from '../../../src/store/repositories/files.repository.js';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
@@ -34,6 +35,27 @@ forEachEngine('files repository', (engine) => {
     ({ db, store } = opened);
   });
   afterEach(() => opened.close());
+
+  it('knownUnder answers every file and excluded file under a folder, page after page', async () => {
+    await store.files.saveIndexed(indexedFileWrite('/data/a/0', [vector(3, 0)], { mtimeMs: 1700000000123.5, facts: { size: 42 }, contentHash: 'h0' }));
+    for (let i = 1; i <= 6; i++) await store.files.saveIndexed(indexedFileWrite(`/data/a/${i}`, [vector(3, i)], {}));
+    await store.files.saveIndexed(indexedFileWrite('/data/ab/outside', [vector(3, 1)], {}));
+    const excluded = (path: string, size: number) => ({ ...indexedFileWrite(path, []), facts: { ...indexedFileWrite(path, []).facts, size }, mtimeMs: 5.25, jobId: null, code: 'secret', reason: 'r' });
+    for (let i = 1; i <= 7; i++) await store.files.saveExcluded(excluded(`/data/a/x${i}`, i));
+    await store.files.saveExcluded(excluded('/data/ab/x', 1));
+
+    const expected = await store.files.knownUnder('/data/a');
+    expect(expected).to.have.length(14);
+    expect(expected.every((k) => k.path.startsWith('/data/a/'))).to.equal(true);
+    expect(expected.find((k) => k.path === '/data/a/0')).to.include({ size: 42, mtimeMs: 1700000000123.5, contentHash: 'h0', status: 'indexed' });
+    expect(expected.find((k) => k.path === '/data/a/x7')).to.deep.equal({ id: 0, path: '/data/a/x7', size: 7, mtimeMs: 5.25, contentHash: null, status: 'excluded', embeddingModel: '', jobId: null });
+    expect(await store.files.known(['/data/a/0', '/data/a/x7'])).to.deep.equal(expected.filter((k) => k.path === '/data/a/0' || k.path === '/data/a/x7'));
+    // Pages of 3 and of 7 rows (exactly full, then an empty one) give the same answer as one page.
+    for (const knownPageRows of [3, 7]) {
+      const paged = await createFilesRepository(db, { knownPageRows }).knownUnder('/data/a');
+      expect(paged, `pages of ${knownPageRows}`).to.deep.equal(expected);
+    }
+  });
 
   describe('the vector index', () => {
     const options = async (dim: number): Promise<string[] | null> =>

@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { keepingNativeBuiltins } from '../../lib/native-builtins.js';
 import type { DocumentMetadata } from '../types.js';
 import { normalizeText, TextCollector } from './normalize.js';
 import { cutWidePageTreeNodes } from './pdf-page-tree.js';
@@ -17,13 +18,17 @@ type PdfJs = typeof PdfJsModule;
 
 let pdfjs: Promise<PdfJs> | undefined;
 
-/** Loads pdf.js once per thread (module objects are immutable; the cache is not shared mutable state). */
+/**
+ * Loads pdf.js once per thread (module objects are immutable; the cache is not shared mutable state). Its
+ * legacy build's core-js would replace `Array.prototype.push`, `JSON.parse` and others for the whole thread with
+ * slower JavaScript versions: they are put back (lib/native-builtins.ts).
+ */
 function loadPdfJs(): Promise<PdfJs> {
-  pdfjs ??= (async () => {
+  pdfjs ??= keepingNativeBuiltins(async () => {
     const worker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
     return import('pdfjs-dist/legacy/build/pdf.mjs');
-  })();
+  });
   return pdfjs;
 }
 

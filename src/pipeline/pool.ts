@@ -18,11 +18,13 @@ export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
  * Each pipeline thread's V8 heap limits. Without them V8 sizes every isolate for the whole machine and lets old
  * space grow far past its live data before it collects. Measured on 1,060 Debian documents, the same run against no
  * limits at load 2–4: peak RSS 1,456 → 1,119 MB at the same CPU (61.1 → 60.9 ms per file). The young generation is
- * set too (48 MB): with only the old generation limited, V8 derives it from that, and the run peaked 80 MB higher
- * (1,134 against 1,054 MB, same CPU). A 2,000,000-character text (the default text limit) indexes within 96 MB; a
- * file that needs more than the limit ends as 'out_of_memory' (its thread is replaced), never a crash.
+ * set too: with only the old generation limited, V8 derives it from that, and the run peaked 80 MB higher (1,134
+ * against 1,054 MB, same CPU). 16 MB rather than 48: one thread over the 1,082-file Debian fifth peaked at 426–430
+ * against 449–462 MB of RSS, its heap at 107–111 against 120–143 MB, at the same CPU (README "Memory"); 8 MB peaked
+ * higher again (more survivors promoted). A 2,000,000-character text (the default text limit) indexes within 96 MB;
+ * a file that needs more than the limit ends as 'out_of_memory' (its thread is replaced), never a crash.
  */
-export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 48 } as const;
+export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 } as const;
 
 export interface PipelinePoolOptions extends EmbedderLocation {
   threads: number;

@@ -19,6 +19,7 @@ import {
   type TaskResult,
 } from '../src/pipeline/task.js';
 import { answerMemoryProbes } from '../src/lib/thread-memory.js';
+import { WordIndex } from '../src/lib/word-index.js';
 
 answerMemoryProbes('pipeline');
 
@@ -41,6 +42,7 @@ function getEmbedder(source: EmbedderSource): Promise<Embedder> {
 
 /** One task, one answer: the pool reads it as TaskResult<T> (src/pipeline/task.ts) for the task it sent. */
 export default async function run(task: PipelineTask): Promise<TaskResult<PipelineTask>> {
+  if ((task.kind === 'enrich' || task.kind === 'embed') && task.words) WordIndex.adopt(task.words.file, task.words.index);
   switch (task.kind) {
     case 'prepare':
       return prepare(task) satisfies Promise<TaskResult<PrepareTask>>;

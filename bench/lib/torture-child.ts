@@ -28,6 +28,7 @@ if (!parsed.ok) {
       kind: 'enrich',
       doc,
       embedder: { modelDir: null, builtinDir: defaultBuiltinDir(), generation: 0 },
+      words: null,
       analyze: { provider: 'local', model: 'extractive', timeoutMs: 30_000, maxInputChars: 100_000 },
       embed: true,
     },

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { Limiter } from '../lib/limiter.js';
+import { WordIndex } from '../lib/word-index.js';
 import { workerPath } from '../paths.js';
 import type { EmbedderInfo } from './embedders/types.js';
-import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask, ProbeTask, TaskResult } from './task.js';
+import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask, ProbeTask, SharedWords, TaskResult } from './task.js';
 import type { ParseOutcome } from './types.js';
 
 const ABORTED = { ok: false, code: 'aborted', reason: 'cancelled' } as const;
@@ -18,11 +21,13 @@ export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
  * Each pipeline thread's V8 heap limits. Without them V8 sizes every isolate for the whole machine and lets old
  * space grow far past its live data before it collects. Measured on 1,060 Debian documents, the same run against no
  * limits at load 2–4: peak RSS 1,456 → 1,119 MB at the same CPU (61.1 → 60.9 ms per file). The young generation is
- * set too (48 MB): with only the old generation limited, V8 derives it from that, and the run peaked 80 MB higher
- * (1,134 against 1,054 MB, same CPU). A 2,000,000-character text (the default text limit) indexes within 96 MB; a
- * file that needs more than the limit ends as 'out_of_memory' (its thread is replaced), never a crash.
+ * set too: with only the old generation limited, V8 derives it from that, and the run peaked 80 MB higher (1,134
+ * against 1,054 MB, same CPU). 16 MB rather than 48: one thread over the 1,082-file Debian fifth peaked at 426–430
+ * against 449–462 MB of RSS, its heap at 107–111 against 120–143 MB, at the same CPU (README "Memory"); 8 MB peaked
+ * higher again (more survivors promoted). A 2,000,000-character text (the default text limit) indexes within 96 MB;
+ * a file that needs more than the limit ends as 'out_of_memory' (its thread is replaced), never a crash.
  */
-export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 48 } as const;
+export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 } as const;
 
 export interface PipelinePoolOptions extends EmbedderLocation {
   threads: number;
@@ -64,6 +69,8 @@ export class PipelinePool {
   readonly #loading = new WeakMap<Worker, Promise<void>>();
   /** Bumped by useEmbedder: the same folder may hold another model after a pull, so the path alone is no key. */
   #generation = 0;
+  /** The built-in vocabulary's index for the threads (undefined: not built while threads run; null: unreadable). */
+  #words: SharedWords | null | undefined;
 
   constructor(private options: PipelinePoolOptions) {
     if (!Number.isInteger(options.threads) || options.threads < 1) {
@@ -84,7 +91,32 @@ export class PipelinePool {
       resourceLimits: options.heapLimits ?? PIPELINE_HEAP_LIMITS,
     });
     this.#trackLoading(pool);
+    // The shared vocabulary goes once the last thread has: an idle service does not keep it.
+    pool.on('workerDestroy', () => setImmediate(() => this.#threadCount() === 0 && (this.#words = undefined)));
     return pool;
+  }
+
+  #threadCount(): number {
+    let threads = this.#pool.threads.length;
+    for (const pool of this.#draining) threads += pool.threads.length;
+    return threads;
+  }
+
+  /**
+   * The built-in vocabulary's index (~11 MB: the embedder's tokenizer and the keyword rarity look words up in it),
+   * built here once and sent with every enrich and embed task, so the threads share one copy instead of each
+   * building its own (README "Memory"). Null when the file cannot be read: each thread then reports that itself.
+   */
+  #sharedWords(): SharedWords | null {
+    if (this.#words === undefined) {
+      const file = path.join(this.options.builtinDir, 'vocab.txt');
+      try {
+        this.#words = { file, index: new WordIndex(readFileSync(file, 'utf8')).shared() };
+      } catch {
+        this.#words = null;
+      }
+    }
+    return this.#words;
   }
 
   /**
@@ -130,13 +162,13 @@ export class PipelinePool {
     return this.#run<PrepareTask>({ kind: 'prepare', ...task }, options);
   }
 
-  enrich(task: Omit<EnrichTask, 'kind' | 'embedder'>, options: RunOptions): Promise<TaskOutcome<EnrichResult>> {
-    return this.#run<EnrichTask>({ kind: 'enrich', ...task, embedder: this.#embedderSource() }, options);
+  enrich(task: Omit<EnrichTask, 'kind' | 'embedder' | 'words'>, options: RunOptions): Promise<TaskOutcome<EnrichResult>> {
+    return this.#run<EnrichTask>({ kind: 'enrich', ...task, embedder: this.#embedderSource(), words: this.#sharedWords() }, options);
   }
 
   /** Re-embeds stored text (a model change): chunk + embed, no parsing or analysis. */
-  embed(task: Omit<EmbedTask, 'kind' | 'embedder'>, options: RunOptions): Promise<TaskOutcome<EmbedResult>> {
-    return this.#run<EmbedTask>({ kind: 'embed', ...task, embedder: this.#embedderSource() }, options);
+  embed(task: Omit<EmbedTask, 'kind' | 'embedder' | 'words'>, options: RunOptions): Promise<TaskOutcome<EmbedResult>> {
+    return this.#run<EmbedTask>({ kind: 'embed', ...task, embedder: this.#embedderSource(), words: this.#sharedWords() }, options);
   }
 
   /** Loads the embedder in a thread and answers what it is (or, as a task_error, why it cannot load). */
@@ -221,6 +253,7 @@ export class PipelinePool {
   useEmbedder(location: EmbedderLocation): void {
     this.options = { ...this.options, modelDir: location.modelDir, builtinDir: location.builtinDir };
     this.#generation += 1;
+    this.#words = undefined;
   }
 
   /** What the threads load their embedder from. */

@@ -8,6 +8,7 @@
  * where the embedder comes from, so a model change is the next task's business, not a restart of the threads.
  * The store stage runs on the main side (the store actor writes; workers never touch the database).
  */
+import type { SharedWordIndex } from '../lib/word-index.js';
 import type { Embedder, EmbedderInfo } from './embedders/types.js';
 import { analyze, type AnalyzeOptions } from './stages/analyze.js';
 import { parseFile, type ParseOptions } from './stages/parse.js';
@@ -28,11 +29,20 @@ export interface EmbedderSource {
   generation: number;
 }
 
+/** The built-in vocabulary's index, built once by the pool: a thread adopts it instead of building its own. */
+export interface SharedWords {
+  /** The vocabulary file it indexes (what the thread's readers ask WordIndex.fromFile for). */
+  file: string;
+  index: SharedWordIndex;
+}
+
 export interface EnrichTask {
   kind: 'enrich';
   doc: ParsedDocument;
   /** Set by the pool. */
   embedder: EmbedderSource;
+  /** Set by the pool; null when it could not build it (the thread then reads the file itself). */
+  words: SharedWords | null;
   analyze: Omit<AnalyzeOptions, 'signal'>;
   /** False when no embedder is available: the file is indexed for keyword search only. */
   embed: boolean;
@@ -48,6 +58,8 @@ export interface EmbedTask {
   title: string;
   /** Set by the pool. */
   embedder: EmbedderSource;
+  /** Set by the pool. */
+  words: SharedWords | null;
 }
 
 export interface ProbeTask {

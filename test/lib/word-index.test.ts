@@ -35,6 +35,40 @@ describe('WordIndex', () => {
     expect(words.lineOf('w1x2y')).to.equal(-1);
   });
 
+  it('is sent to another thread as shared memory: the index built from it answers the same', async () => {
+    const words = new WordIndex('[PAD]\nthe\nof\ncafé\nthe\nt-cell\n');
+    const shared = words.shared();
+    for (const array of [shared.codes, shared.starts, shared.table]) expect(array.buffer).to.be.instanceOf(SharedArrayBuffer);
+    const { Worker } = await import('node:worker_threads');
+    const worker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       workerData.codes[0] = 0x7b; // a write the sender sees: the same memory, not a copy
+       parentPort.postMessage(workerData.codes.length);`,
+      { eval: true, workerData: shared },
+    );
+    const length = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
+    await worker.terminate();
+    expect(length).to.equal(shared.codes.length);
+    expect(String.fromCharCode(shared.codes[0]!)).to.equal('{');
+    shared.codes[0] = '['.charCodeAt(0);
+    const copy = new WordIndex(shared);
+    for (const w of ['the', 'of', 'café', 't-cell', '[PAD]', 'cell', '']) expect(copy.lineOf(w), w).to.equal(words.lineOf(w));
+    expect([copy.lines, copy.distinct, copy.line(3)]).to.deep.equal([6, 5, 'café']);
+  });
+
+  it('lets a thread adopt an index built elsewhere for a file it has not read', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'filesift-words-'));
+    const file = path.join(dir, 'vocab.txt');
+    writeFileSync(file, '[PAD]\nalpha\nbeta\n');
+    WordIndex.adopt(file, new WordIndex('[PAD]\ngamma\n').shared());
+    expect(WordIndex.fromFile(file).lineOf('gamma')).to.equal(1); // the adopted one, not the file
+    const read = path.join(dir, 'read.txt');
+    writeFileSync(read, '[PAD]\nalpha\n');
+    const first = WordIndex.fromFile(read);
+    WordIndex.adopt(read, new WordIndex('[PAD]\ngamma\n').shared());
+    expect(WordIndex.fromFile(read)).to.equal(first); // a thread keeps the index it has
+  });
+
   it('reads a file once per path: its readers share one index', () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'filesift-words-')), 'vocab.txt');
     writeFileSync(file, '[PAD]\nalpha\nbeta\n');

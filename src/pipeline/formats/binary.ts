@@ -1,9 +1,8 @@
 /**
  * Files with no text we can extract (images, audio, video, executables, unknown binaries): indexed by name,
  * path, size and dates only. file-type names the content from its magic bytes, so the record still says what
- * the file is (image/png, application/x-7z-compressed, ...).
+ * the file is (image/png, application/x-7z-compressed, ...). file-type loads with the first binary a thread meets.
  */
-import { fileTypeFromBuffer } from 'file-type';
 import type { ExtractResult } from './types.js';
 
 /** Formats file-type reports that are archives (their names are worth saying so in the format). */
@@ -27,6 +26,7 @@ export function knownBinary(head: Buffer): { format: string; mime: string } | nu
 export async function describeBinary(bytes: Buffer): Promise<{ format: string; mime: string }> {
   const known = knownBinary(bytes);
   if (known) return known;
+  const { fileTypeFromBuffer } = await import('file-type');
   let detected: { ext: string; mime: string } | undefined;
   try {
     detected = await fileTypeFromBuffer(bytes.subarray(0, 64 * 1024));

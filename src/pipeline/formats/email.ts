@@ -2,9 +2,10 @@
  * E-mail: single RFC 822 messages (.eml) and mailboxes (.mbox) with mailparser (Nodemailer's MIME parser:
  * charsets, encoded words, quoted-printable/base64, multipart). The text is a short header block (From, To,
  * Subject, Date), the plain-text body (or the HTML body through our HTML extractor), and attachment names.
- * The title is the Subject. Attachment contents are not extracted: one file, one document.
+ * The title is the Subject. Attachment contents are not extracted: one file, one document. mailparser loads
+ * with the first message a thread reads (~15 MB of heap that most threads never need).
  */
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import type { DocumentMetadata } from '../types.js';
 import { htmlToText } from './html.js';
 import { normalizeText, TextCollector } from './normalize.js';
@@ -14,6 +15,11 @@ import type { ExtractInput, ExtractResult } from './types.js';
 const MAX_MESSAGES = 10_000;
 
 const PARSER_OPTIONS = { skipHtmlToText: true, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true };
+
+async function parseMail(bytes: Buffer): Promise<ParsedMail> {
+  const { simpleParser } = await import('mailparser');
+  return simpleParser(bytes, PARSER_OPTIONS);
+}
 
 function addresses(value: AddressObject | AddressObject[] | undefined): string {
   if (!value) return '';
@@ -49,7 +55,7 @@ function mailMetadata(mail: ParsedMail): DocumentMetadata {
 }
 
 export async function extractEml(input: ExtractInput): Promise<ExtractResult> {
-  const mail = await simpleParser(input.bytes, PARSER_OPTIONS);
+  const mail = await parseMail(input.bytes);
   return {
     ok: true,
     format: 'email',
@@ -86,7 +92,7 @@ export async function extractMbox(input: ExtractInput): Promise<ExtractResult> {
   let parsed = 0;
   for (const message of messages) {
     if (out.full) break;
-    const mail = await simpleParser(message, PARSER_OPTIONS);
+    const mail = await parseMail(message);
     if (parsed === 0) metadata = mailMetadata(mail);
     out.push(messageText(mail, input.maxTextChars));
     out.push('\n\n');

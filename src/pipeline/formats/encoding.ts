@@ -5,8 +5,9 @@
  * also recognises DOS and EBCDIC code pages). Decoding is iconv-lite, Node's ICU TextDecoder for what
  * iconv-lite lacks, and our own tables for EBCDIC.
  */
+import { createRequire } from 'node:module';
 import iconv from 'iconv-lite';
-import { detectAll } from 'jschardet';
+import type * as Jschardet from 'jschardet';
 import { decodeEbcdic, ebcdicTable } from './ebcdic.js';
 
 export interface Decoded {
@@ -119,9 +120,27 @@ export function decodeBytes(bytes: Uint8Array, declared?: string): Decoded {
   return decodeDetected(bytes);
 }
 
+/**
+ * jschardet's guesses, best first, from a copy of the library loaded for this call alone. Its first detection
+ * inflates its statistical models into a 23 MB buffer that the module keeps for as long as it is loaded (+52 MB of a
+ * thread's RSS), and every pipeline thread met some text that needed it. Such text is rare (one file in 1,082 of the
+ * Debian documentation), so each call loads the library afresh (~80 ms: its CommonJS build, dropped from the
+ * require cache, so nothing keeps it) and the collector takes it all back after. Same package, same guesses.
+ */
+export function detectEncodings(sample: Uint8Array): Jschardet.IDetectedMap[] {
+  const load = createRequire(import.meta.url);
+  const id = load.resolve('jschardet');
+  delete load.cache[id];
+  try {
+    return (load(id) as typeof Jschardet).detectAll(sample);
+  } finally {
+    delete load.cache[id];
+  }
+}
+
 function decodeDetected(bytes: Uint8Array): Decoded {
   const sample = bytes.subarray(0, DETECTION_SAMPLE);
-  for (const guess of detectAll(sample)) {
+  for (const guess of detectEncodings(sample)) {
     if (!guess.encoding) continue;
     const text = decodeAs(bytes, guess.encoding);
     if (text !== undefined) return { text, encoding: guess.encoding.toLowerCase() };

@@ -6,8 +6,7 @@
  * read entries into memory, never extract them.
  */
 import yauzl from 'yauzl';
-import { detectAll } from 'jschardet';
-import { decodeAs, strictUtf8Decode } from './encoding.js';
+import { decodeAs, detectEncodings, strictUtf8Decode } from './encoding.js';
 import type { ArchiveMember } from './types.js';
 
 export interface ZipEntryInfo {
@@ -150,7 +149,7 @@ function decodeNames(entries: yauzl.Entry[]): string[] {
   });
   if (legacy.length === 0) return names.map((n) => n ?? '');
   const sample = Buffer.concat(legacy.flatMap((b) => [b, Buffer.from('\n')])).subarray(0, 64 * 1024);
-  const guess = detectAll(sample).find((g) => g.encoding && decodeAs(Buffer.from('a'), g.encoding) !== undefined);
+  const guess = detectEncodings(sample).find((g) => g.encoding && decodeAs(Buffer.from('a'), g.encoding) !== undefined);
   const encoding = guess?.encoding ?? 'cp437';
   return entries.map((entry, i) => names[i] ?? decodeAs(rawName(entry), encoding) ?? rawName(entry).toString('latin1'));
 }

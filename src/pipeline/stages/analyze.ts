@@ -6,10 +6,10 @@
  * that is not the JSON asked for) the local analyzer answers instead and `fallbackReason` says what happened,
  * e.g. "ollama: timed out after 30 s". This function does not throw for remote failures; it runs inside a
  * pipeline worker thread and keeps no state beyond per-thread caches (wink model, background vocabulary).
+ * The remote providers' code (typebox for their replies: ~18 MB of a thread's heap) loads only when one is asked.
  */
 import { analyzeLocally } from '../analyze/local/index.js';
 import type { RemoteProvider } from '../analyze/llm/providers.js';
-import { askModel } from '../analyze/llm/providers.js';
 import type { Analysis, ParsedDocument } from '../types.js';
 
 export type SummarizerProvider = 'local' | RemoteProvider;
@@ -46,6 +46,7 @@ export async function analyze(doc: ParsedDocument, options: AnalyzeOptions): Pro
 
   let reason: string;
   try {
+    const { askModel } = await import('../analyze/llm/providers.js');
     const outcome = await askModel(provider, doc, {
       model: options.model,
       baseUrl: options.baseUrl ?? null,

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import iconv from 'iconv-lite';
-import { decodeBytes, looksLikeText, utf16WithoutBom } from '../../../src/pipeline/formats/encoding.js';
+import { decodeBytes, detectEncodings, looksLikeText, utf16WithoutBom } from '../../../src/pipeline/formats/encoding.js';
 import { sharedPath } from '../../helpers/shared.js';
 
 describe('decodeBytes', () => {
@@ -49,6 +50,18 @@ describe('decodeBytes', () => {
     const decoded = decodeBytes(iconv.encode(text, 'gbk'));
     expect(decoded.text).to.equal(text);
     expect(decoded.encoding).to.match(/gb/);
+  });
+});
+
+describe('detectEncodings', () => {
+  it('guesses as jschardet does and keeps no copy of it loaded (its models hold 23 MB)', async () => {
+    const cyrillic = iconv.encode('Съешь же ещё этих мягких французских булок, да выпей чаю. '.repeat(20), 'koi8-r');
+    const { detectAll } = await import('jschardet');
+    const guesses = detectEncodings(cyrillic);
+    expect(guesses).to.deep.equal(detectAll(cyrillic));
+    expect(guesses[0]?.encoding).to.equal('KOI8-R');
+    const load = createRequire(import.meta.url);
+    expect(load.cache[load.resolve('jschardet')]).to.equal(undefined);
   });
 });
 

@@ -83,7 +83,7 @@ async function collect(): Promise<Lists> {
       const t0 = performance.now();
       for (const q of split.queries) {
         const parsed = parseSearchQuery(q.text);
-        const kw = await search.keyword(parsed, { limit: DEPTH, filters: {}, settings: DEFAULT_KEYWORD_RANKING });
+        const kw = (await search.keyword(parsed, { limit: DEPTH, filters: {}, settings: DEFAULT_KEYWORD_RANKING })).hits;
         const vector = await embedder.embed(parsed.rankText);
         const sem = await search.semantic({ query: parsed, filters: {}, vector, model: embedder.identity, dimension: embedder.info.dimension, limit: DEPTH });
         await nameOf([...kw.map((h) => h.id), ...sem.map((h) => h.id)]);

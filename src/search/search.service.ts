@@ -156,27 +156,25 @@ export class SearchService {
     }
 
     const keywordLimit = mode === 'hybrid' ? candidates * HYBRID_KEYWORD_CANDIDATES : candidates;
-    const keywordOptions = { filters, settings: keywordSettings(settings) };
-    const [keywordHits, semanticHits] = await Promise.all([
-      mode === 'semantic' ? [] : this.deps.store.search.keyword(searched, { ...keywordOptions, limit: keywordLimit }),
-      mode === 'keyword' || !lane.embedder ? [] : this.#semantic(lane.embedder, searched, filters, candidates),
-    ]);
+    // The semantic side first: its candidates the keyword top k leaves out still get their exact BM25 (a file with
+    // a query word is ranked by it), in the keyword call's own pass over the postings instead of a second one.
+    const semanticHits = mode === 'keyword' || !lane.embedder ? [] : await this.#semantic(lane.embedder, searched, filters, candidates);
+    const { hits: keywordHits, also } =
+      mode === 'semantic'
+        ? { hits: [], also: [] }
+        : await this.deps.store.search.keyword(searched, {
+            filters,
+            settings: keywordSettings(settings),
+            limit: keywordLimit,
+            ...(semanticHits.length > 0 ? { alsoIds: semanticHits.map((h) => h.id) } : {}),
+          });
     const tiers = new Map(keywordHits.filter((h) => h.tier > 0).map((h) => [h.id, h.tier]));
-    const keyword = keywordHits.filter((h) => h.score > 0).map((h) => [h.id, h.score] as const);
+    const keyword = [...keywordHits, ...also].filter((h) => h.score > 0).map((h) => [h.id, h.score] as const);
     const semantic = semanticHits.map((h) => [h.id, h.score] as const);
     let fused: FusedHit[];
     if (mode === 'keyword') fused = rankKeyword(keyword, tiers);
     else if (mode === 'semantic') fused = rankSemantic(semantic);
     else {
-      // A semantic candidate the keyword list did not reach may still have a query word: its BM25 decides.
-      if (keywordHits.length >= keywordLimit) {
-        const listed = new Set(keywordHits.map((h) => h.id));
-        const unlisted = semanticHits.map((h) => h.id).filter((id) => !listed.has(id));
-        if (unlisted.length > 0) {
-          const more = await this.deps.store.search.keyword(searched, { ...keywordOptions, limit: unlisted.length, onlyIds: unlisted });
-          for (const h of more) if (h.score > 0) keyword.push([h.id, h.score] as const);
-        }
-      }
       const semanticMissing = semanticHits.length >= candidates ? (semanticHits[semanticHits.length - 1]?.score ?? null) : null;
       const fusion = activeFusion(lane.embedder?.identity ?? null, { semantic: settings.semantic_weight, keyword: settings.keyword_weight });
       fused = fuseHybrid({ semantic, keyword, tiers, semanticMissing }, fusion.profile);

@@ -33,7 +33,7 @@ forEachEngine('IndexUpkeep', (engine) => {
       content: `${WORDS[i % 10]} ${WORDS[(i * 7) % 10]} ${WORDS[(i * 3) % 10]} note ${i}`,
     }));
     await insertFiles(db, files);
-    const search = () => store.search.keyword(parseSearchQuery('amber garnet'), { limit: 20 });
+    const search = async () => (await store.search.keyword(parseSearchQuery('amber garnet'), { limit: 20 })).hits;
     const before = await search();
     expect(before).to.have.length(20);
     expect(await store.search.unsealedKeywords()).to.equal(300);
@@ -56,7 +56,7 @@ forEachEngine('IndexUpkeep', (engine) => {
     const blocks = async (): Promise<number> => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM keyword_blocks')).rows[0]!.n;
     const note = (i: number) => ({ path: `/d/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `${WORDS[i % 10]} ${WORDS[(i * 3) % 10]} note` });
     await insertFiles(db, Array.from({ length: 300 }, (_, i) => note(i)));
-    const search = () => store.search.keyword(parseSearchQuery('amber note'), { limit: 20 });
+    const search = async () => (await store.search.keyword(parseSearchQuery('amber note'), { limit: 20 })).hits;
     const before = await search();
     // Slices at their floor (16 documents): every common word gets a block per slice, until compaction packs them.
     const upkeep = new IndexUpkeep({ store, logger: createLogger('silent'), sliceMs: 1, pauseMs: 1, checkEveryMs: 0, compactAfter: 100 });

@@ -45,8 +45,11 @@ export interface KeywordQueryOptions {
   /** Validated filters (validateCandidateFilters). */
   filters?: CandidateFilters;
   settings?: KeywordRankingSettings;
-  /** Score only these files (their exact BM25F, in any order), e.g. the semantic candidates the keyword top-k missed. */
-  onlyIds?: readonly number[];
+  /**
+   * Files whose exact BM25F is wanted besides the top `limit` (a hybrid search's semantic candidates): answered
+   * apart, for those the top `limit` left out (keyword/search.ts, KeywordSearchResult.also), in the same pass.
+   */
+  alsoIds?: readonly number[];
 }
 
 /** One result row: file id, BM25F score (0 for a file found by name only) and exact-name tier (0, 1, 2). */

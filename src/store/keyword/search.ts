@@ -27,6 +27,11 @@ import { termAtATimeTopK } from './taat.js';
 
 export interface KeywordSearchResult {
   hits: KeywordHitRow[];
+  /**
+   * The files of `alsoIds` that `hits` left out, hold a query word and pass the filters, phrases and exclusions,
+   * with their exact scores, best first (tier 0).
+   */
+  also: KeywordHitRow[];
   stats: TopKStats;
 }
 
@@ -97,11 +102,10 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
   checkSettings(settings);
   const { limit } = options;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`invalid limit ${limit}`);
-  const empty: KeywordSearchResult = { hits: [], stats: { rounds: 0, blocksRead: 0, postingsRead: 0, postingsTotal: 0, exactScores: 0 } };
+  const empty: KeywordSearchResult = { hits: [], also: [], stats: { rounds: 0, blocksRead: 0, postingsRead: 0, postingsTotal: 0, exactScores: 0 } };
   if (query.nameKey === null || query.rankText === '') return empty;
   const filters: CandidateFilters = options.filters ?? {};
   const weights = fieldWeightList(settings);
-  if (options.onlyIds) return { ...empty, hits: await scoreFiles(db, query, filters, settings, options.onlyIds, limit) };
 
   return db.transaction(async (tx) => {
     // One snapshot for every statement: a seal moving postings from the tail into blocks meanwhile must not be seen
@@ -109,6 +113,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     // estimates on a fresh or grown index are wild, and compiling costs a second where running costs milliseconds.
     await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off');
     const named = await namedTier(tx, query, filters);
+    const alsoDocs = options.alsoIds && options.alsoIds.length > 0 ? await docsOf(tx, options.alsoIds) : new Map<number, number>();
     const constrained = constrains(query, filters);
     const admit = constrained
       ? async (docs: readonly number[]) => {
@@ -119,18 +124,18 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
       : undefined;
     const k = limit + named.size;
     let result: TopKResult;
-    /** Exact scores of named files the top k left out (0 for one holding none of the words). */
-    let scoreNamed: (docs: readonly number[]) => Promise<Map<number, number>>;
+    /** Exact scores of documents the top k may have left out (0 for one holding none of the words): named files, alsoIds. */
+    let exactScores: (docs: readonly number[]) => Promise<Map<number, number>>;
     if ((evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time')) === 'term-at-a-time') {
       const { postings, dead } = await loadPostings(tx, query, settings);
       const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
-      const taat = await termAtATimeTopK(postings, dead, k, admit, namedDocs);
+      const taat = await termAtATimeTopK(postings, dead, k, admit, [...namedDocs, ...alsoDocs.keys()]);
       result = taat;
-      scoreNamed = async () => taat.also; // every score was at hand
+      exactScores = async () => taat.also; // every score was at hand
     } else {
       const bounds = await loadTerms(tx, query, settings);
       const { terms } = bounds;
-      scoreNamed = (docs) => scoreDocs(tx, terms, bounds.dead, docs, weights);
+      exactScores = (docs) => scoreDocs(tx, terms, bounds.dead, docs, weights);
       result = await blockMaxTopK(terms, bounds.dead, k, {
         fetch: async (requests) => {
           const statement = buildBlocksStatement(
@@ -152,11 +157,47 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     // Named files that the words did not find get their score too (0 when they hold none of the words).
     const unscored = [...named.values()].filter((entry) => entry.doc >= 0 && !scores.has(entry.doc));
     if (unscored.length > 0) {
-      const exact = await scoreNamed(unscored.map((entry) => entry.doc));
+      const exact = await exactScores(unscored.map((entry) => entry.doc));
       for (const entry of unscored) entry.score = exact.get(entry.doc) ?? 0;
     }
-    return { hits: await rank(tx, scores, named, limit), stats };
+    const hits = await rank(tx, scores, named, limit);
+    return { hits, also: await alsoHits(alsoDocs, hits, exactScores, admit), stats };
   });
+}
+
+/** The documents of the given files, doc → file id (a file has one document, none before it is indexed). */
+async function docsOf(tx: SqlExecutor, fileIds: readonly number[]): Promise<Map<number, number>> {
+  const fileOf = new Map<number, number>();
+  const statement = buildDocsOfStatement(fileIds);
+  for (const [row] of await tx.queryBytes(statement.text, statement.params)) {
+    const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
+    fileOf.set(v.getInt32(0), Number(v.getBigInt64(4)));
+  }
+  return fileOf;
+}
+
+/**
+ * The `also` rows: the asked files the hits left out, with a positive exact score (a query word), that pass
+ * `admit` (filters, phrases, exclusions), best first. The same scores as the hits': the evaluator's own sums.
+ */
+async function alsoHits(
+  alsoDocs: ReadonlyMap<number, number>,
+  hits: readonly KeywordHitRow[],
+  exactScores: (docs: readonly number[]) => Promise<Map<number, number>>,
+  admit: ((docs: readonly number[]) => Promise<ReadonlySet<number>>) | undefined,
+): Promise<KeywordHitRow[]> {
+  const listed = new Set(hits.map((h) => h.id));
+  const wanted = [...alsoDocs].filter(([, file]) => !listed.has(file)).map(([doc]) => doc);
+  if (wanted.length === 0) return [];
+  const exact = await exactScores(wanted);
+  let scored = wanted.filter((doc) => (exact.get(doc) ?? 0) > 0);
+  if (admit && scored.length > 0) {
+    const allowed = await admit(scored);
+    scored = scored.filter((doc) => allowed.has(doc));
+  }
+  const also = scored.map((doc) => ({ id: alsoDocs.get(doc)!, score: exact.get(doc)!, tier: 0 }));
+  also.sort((a, b) => b.score - a.score || a.id - b.id);
+  return also;
 }
 
 interface NamedFile {
@@ -214,39 +255,6 @@ async function scoreDocs(tx: SqlExecutor, terms: readonly Term[], dead: Readonly
     out.set(doc, sum);
   }
   return out;
-}
-
-/** The exact scores of the given files that hold a query word and pass the filters and constraints, best first. */
-async function scoreFiles(
-  db: SqlDatabase,
-  query: ParsedQuery,
-  filters: CandidateFilters,
-  settings: KeywordRankingSettings,
-  fileIds: readonly number[],
-  limit: number,
-): Promise<KeywordHitRow[]> {
-  if (fileIds.length === 0) return [];
-  return db.transaction(async (tx) => {
-    await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off');
-    const fileOf = new Map<number, number>();
-    const docsOf = buildDocsOfStatement(fileIds);
-    for (const [row] of await tx.queryBytes(docsOf.text, docsOf.params)) {
-      const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
-      fileOf.set(v.getInt32(0), Number(v.getBigInt64(4)));
-    }
-    let docs = [...fileOf.keys()];
-    if (docs.length > 0 && constrains(query, filters)) {
-      const admit = buildAdmitStatement(query, filters, docs)!;
-      const [row] = await tx.queryBytes(admit.text, admit.params);
-      const admitted = new Set(decodeDocs(row?.[0] ?? null));
-      docs = docs.filter((doc) => admitted.has(doc));
-    }
-    const { terms, dead } = await loadTerms(tx, query, settings);
-    const scores = await scoreDocs(tx, terms, dead, docs, fieldWeightList(settings));
-    const hits = [...scores].filter(([, score]) => score > 0).map(([doc, score]) => ({ id: fileOf.get(doc)!, score, tier: 0 }));
-    hits.sort((a, b) => b.score - a.score || a.id - b.id);
-    return hits.slice(0, limit);
-  });
 }
 
 /** Ranks by tier, score, file id (the ties need the file ids) and keeps `limit` rows. */

@@ -1,6 +1,6 @@
 import pgvector from 'pgvector';
-import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordQueryOptions } from '../keyword/query.js';
-import { searchKeyword } from '../keyword/search.js';
+import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordQueryOptions } from '../keyword/query.js';
+import { searchKeyword, type KeywordSearchResult } from '../keyword/search.js';
 import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import { compactKeywordIndex, type CompactionProgress, type CompactionStart } from '../keyword/compaction.js';
 import type { CandidateFilters } from '../queries/filters.js';
@@ -48,8 +48,11 @@ export interface DescribedResults {
   lexemes: string[];
 }
 
+/** The top files for the query's words, and the exact scores of the `alsoIds` files they left out. */
+export type KeywordHits = Pick<KeywordSearchResult, 'hits' | 'also'>;
+
 export interface SearchRepository {
-  keyword(query: ParsedQuery, options: KeywordQueryOptions): Promise<KeywordHitRow[]>;
+  keyword(query: ParsedQuery, options: KeywordQueryOptions): Promise<KeywordHits>;
   semantic(search: SemanticSearch): Promise<SemanticHitRow[]>;
   /**
    * The files of the given ids (in no particular order), and the keyword index's lexemes of the query text (its
@@ -149,7 +152,8 @@ async function lexemesOf(db: SqlDatabase, text: string): Promise<string[]> {
 export function createSearchRepository(db: SqlDatabase): SearchRepository {
   return {
     async keyword(query, options) {
-      return (await searchKeyword(db, query, options)).hits;
+      const { hits, also } = await searchKeyword(db, query, options);
+      return { hits, also };
     },
 
     sealKeywords(maxDocs, budgetMs) {

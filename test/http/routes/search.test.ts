@@ -213,7 +213,12 @@ forEachEngine('POST /api/search/', (engine) => {
     expect(names(corrected.results)).to.deep.equal(['sourdough.txt']);
     expect(corrected.results[0]!.snippet).to.match(/Sourdough/);
     // Hybrid too, and a word with a transposition inside a longer query.
-    expect(names((await search({ query: 'sturdy stkae for tomatoes' })).results)[0]).to.equal('tomatoes.md');
+    const misspelt = await search({ query: 'sturdy stkae for tomatoes' });
+    expect(names(misspelt.results)[0]).to.equal('tomatoes.md');
+    // The semantic side searched with the corrected words' vector, not the one made while the words were looked up.
+    const meant = await search({ query: 'sturdy stake for tomatoes' });
+    const cosines = (answer: typeof meant) => answer.results.map((r) => [r.file.filename, (r as unknown as { cosine: number | null }).cosine]);
+    expect(cosines(misspelt)).to.deep.equal(cosines(meant));
     // Known words, a quoted word (searched exactly as typed) and an excluded word are left alone.
     for (const query of ['sourdough starter', '"sourdouhg"', 'bread -sourdouhg']) {
       expect((await search({ query, mode: 'keyword' })).body.did_you_mean, query).to.equal(null);

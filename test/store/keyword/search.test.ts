@@ -275,19 +275,27 @@ forEachEngine('keyword search', (engine) => {
     expect(await search(db, 'alpha beta gamma3', { limit: 200 })).to.deep.equal(before);
   });
 
-  it('scores only the files asked (onlyIds) exactly as the full search does, sealed or not, filters applied', async () => {
+  it('scores the files asked besides the top k (alsoIds) exactly as the full search does, under both evaluators, filters applied', async () => {
     const ids = await insertFiles(db, Array.from({ length: 300 }, (_, i) => file(`o${i}.${i % 2 ? 'md' : 'txt'}`, { content: `alpha ${'beta '.repeat(i % 7)} gamma${i % 11}` })));
     await sealKeywordIndex(db, 150); // half sealed, half in the tail
     const full = new Map((await search(db, 'beta gamma4', { limit: 300 })).map((h) => [h.id, h.score]));
     const asked = ids.filter((_, i) => i % 5 === 0);
-    const only = (await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: asked.length, onlyIds: asked })).hits;
-    expect(only.length).to.be.greaterThan(10);
-    for (const h of only) expect(h.score).to.equal(full.get(h.id));
-    // Every asked file that holds a query word is there, and nothing else.
-    expect(only.map((h) => h.id).sort((x, y) => x - y)).to.deep.equal(asked.filter((id) => full.has(id)).sort((x, y) => x - y));
-    const md = (await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: asked.length, onlyIds: asked, filters: { extensions: ['md'] } })).hits;
-    expect(md.length).to.be.greaterThan(0);
-    expect(md.every((h) => ids.indexOf(h.id) % 2 === 1)).to.equal(true);
+    for (const evaluator of ['term-at-a-time', 'block-max'] as const) {
+      const { hits, also } = await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: 10, alsoIds: asked }, { evaluator });
+      expect(hits).to.have.length(10);
+      expect(also.length).to.be.greaterThan(10);
+      for (const h of also) expect(h.score).to.equal(full.get(h.id));
+      // Every asked file that holds a query word is in the hits or in `also`, never in both, and nothing else.
+      const listed = new Set(hits.map((h) => h.id));
+      expect(also.some((h) => listed.has(h.id))).to.equal(false);
+      expect(also.map((h) => h.id).sort((x, y) => x - y)).to.deep.equal(asked.filter((id) => full.has(id) && !listed.has(id)).sort((x, y) => x - y));
+      expect(also.map((h) => h.score)).to.deep.equal([...also.map((h) => h.score)].sort((x, y) => y - x)); // best first
+      const md = await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: 10, alsoIds: asked, filters: { extensions: ['md'] } }, { evaluator });
+      expect(md.also.length).to.be.greaterThan(0);
+      expect([...md.hits, ...md.also].every((h) => ids.indexOf(h.id) % 2 === 1)).to.equal(true);
+      // A list that is not full holds every file with a query word: nothing is left for `also`.
+      expect((await searchKeyword(db, parseSearchQuery('beta gamma4'), { limit: 300, alsoIds: asked }, { evaluator })).also).to.deep.equal([]);
+    }
   });
 
   it('corrects a word no file holds to the word one edit away that files hold, sealed or in the tail', async () => {

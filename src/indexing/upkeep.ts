@@ -157,7 +157,9 @@ export class IndexUpkeep {
     const { search } = this.#deps.store;
     const total = { read: 0, written: 0, dropped: 0 };
     for (let step = start; !this.#closed; step = 'no') {
-      const progress = await search.compactKeywords(this.#compactSlice, step, this.#deps.compactAfter);
+      // As for sealing, the target is also the slice's budget: a slice that runs slow stops after its first quarter.
+      const target = this.#deps.sliceMs ?? 150;
+      const progress = await search.compactKeywords(this.#compactSlice, step, this.#deps.compactAfter, target);
       const { ms } = progress; // the store's own time: a round trip would count waiting behind searches too
       this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
       if (progress.state === 'idle') return;
@@ -169,7 +171,6 @@ export class IndexUpkeep {
         this.#deps.logger.info(total, 'keyword index compacted');
         return;
       }
-      const target = this.#deps.sliceMs ?? 150;
       const next = ms > 0 ? Math.round((progress.blocksRead * target) / ms) : this.#compactSlice * 2;
       this.#compactSlice = Math.min(MAX_COMPACT_SLICE, Math.max(MIN_COMPACT_SLICE, Math.min(next, this.#compactSlice * 2)));
       await pause(this.#deps.pauseMs ?? 25);

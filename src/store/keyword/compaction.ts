@@ -195,16 +195,29 @@ async function writeBlocks(tx: SqlExecutor, packed: readonly { lexeme: string; b
   );
 }
 
+/** A timed slice copies this share of its blocks first, and the rest only if that share kept to its time. */
+const PROBE_SHARE = 4;
+
 /**
  * One step of compaction, in one transaction: starts a copy when none runs and `start` allows it, copies the next
  * slice of about `maxBlocks` blocks, or, the copy complete, swaps it in. A copy whose watermark a seal has moved
- * since is voided first (and started again when `start` allows).
+ * since is voided first (and started again when `start` allows). With a `budgetMs`, as a seal slice does
+ * (maintenance.ts), a quarter of the slice is copied first and the rest only if the quarter took at most a
+ * quarter of the budget: a slice sized from earlier ones ran up to 571 ms on a loaded machine (bench:search's
+ * stall run, slices sized to 150 ms), every search waiting behind it.
  */
-export async function compactKeywordIndex(db: SqlDatabase, maxBlocks: number, start: CompactionStart, dueAfterDocs = COMPACT_AFTER_DOCS): Promise<CompactionProgress> {
+export async function compactKeywordIndex(
+  db: SqlDatabase,
+  maxBlocks: number,
+  start: CompactionStart,
+  dueAfterDocs = COMPACT_AFTER_DOCS,
+  budgetMs = Infinity,
+): Promise<CompactionProgress> {
   if (!Number.isSafeInteger(maxBlocks) || maxBlocks < 1) throw new RangeError(`bad slice size ${maxBlocks}`);
+  if (!(budgetMs > 0)) throw new RangeError(`bad time budget ${budgetMs}`);
   const started = performance.now();
   const progress = await db.transaction(async (tx): Promise<Omit<CompactionProgress, 'ms'>> => {
-    const progress = { state: 'idle', blocksRead: 0, blocksWritten: 0, deadDropped: 0 } as const;
+    const idle = { state: 'idle', blocksRead: 0, blocksWritten: 0, deadDropped: 0 } as const;
     const state = await readState(tx);
     if (state.copying !== null && state.copying !== state.upto) {
       await tx.exec(VOID_COPY);
@@ -213,36 +226,53 @@ export async function compactKeywordIndex(db: SqlDatabase, maxBlocks: number, st
     if (state.copying === null) {
       const grown = state.upto - state.compactedUpto;
       const due = start === 'now' || (start === 'due' && grown >= dueAfterDocs && grown >= state.compactedUpto);
-      if (!due) return progress;
+      if (!due) return idle;
       await tx.exec(BEGIN_COPY);
       state.cursor = null;
     }
-    const blocks = await readSlice(tx, state.cursor, maxBlocks);
-    if (blocks.length === 0) {
+    const probe = Number.isFinite(budgetMs) && maxBlocks >= PROBE_SHARE ? Math.ceil(maxBlocks / PROBE_SHARE) : maxBlocks;
+    const first = await copySlice(tx, state.cursor, probe);
+    if (first === null) {
       await tx.exec(SWAP);
-      return { ...progress, state: 'done' };
+      return { ...idle, state: 'done' };
     }
-    const lastLexeme = blocks[blocks.length - 1]!.lexeme;
-    const dead = await readDead(tx, blocks[0]!.lexeme, lastLexeme);
-    const packed: { lexeme: string; block: PackedBlock }[] = [];
-    const dropped: { lexeme: string; doc: number }[] = [];
-    for (let i = 0; i < blocks.length; ) {
-      const lexeme = blocks[i]!.lexeme;
-      const own: Uint8Array[] = [];
-      for (; i < blocks.length && blocks[i]!.lexeme === lexeme; i++) own.push(blocks[i]!.postings);
-      const gone = dead.get(lexeme) ?? new Set<number>();
-      for (const block of packPostings(own, gone)) packed.push({ lexeme, block });
-      for (const doc of gone) dropped.push({ lexeme, doc });
+    let copied = first;
+    if (probe < maxBlocks && performance.now() - started <= budgetMs / PROBE_SHARE) {
+      const rest = await copySlice(tx, first.cursor, maxBlocks - probe);
+      if (rest) copied = { cursor: rest.cursor, blocksRead: first.blocksRead + rest.blocksRead, blocksWritten: first.blocksWritten + rest.blocksWritten, deadDropped: first.deadDropped + rest.deadDropped };
     }
-    await writeBlocks(tx, packed);
-    if (dropped.length > 0) {
-      await tx.query(
-        'INSERT INTO keyword_compaction_dead (lexeme, doc) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING',
-        [dropped.map((d) => d.lexeme), dropped.map((d) => d.doc)],
-      );
-    }
-    await tx.query('UPDATE keyword_seal SET compaction_cursor = $1', [lastLexeme]);
-    return { state: 'running', blocksRead: blocks.length, blocksWritten: packed.length, deadDropped: dropped.length };
+    await tx.query('UPDATE keyword_seal SET compaction_cursor = $1', [copied.cursor]);
+    return { state: 'running', blocksRead: copied.blocksRead, blocksWritten: copied.blocksWritten, deadDropped: copied.deadDropped };
   });
   return { ...progress, ms: performance.now() - started };
+}
+
+/** Copies the whole lexemes of about `maxBlocks` blocks after `cursor` into the copy; null when none are left. */
+async function copySlice(
+  tx: SqlExecutor,
+  cursor: string | null,
+  maxBlocks: number,
+): Promise<{ cursor: string; blocksRead: number; blocksWritten: number; deadDropped: number } | null> {
+  const blocks = await readSlice(tx, cursor, maxBlocks);
+  if (blocks.length === 0) return null;
+  const lastLexeme = blocks[blocks.length - 1]!.lexeme;
+  const dead = await readDead(tx, blocks[0]!.lexeme, lastLexeme);
+  const packed: { lexeme: string; block: PackedBlock }[] = [];
+  const dropped: { lexeme: string; doc: number }[] = [];
+  for (let i = 0; i < blocks.length; ) {
+    const lexeme = blocks[i]!.lexeme;
+    const own: Uint8Array[] = [];
+    for (; i < blocks.length && blocks[i]!.lexeme === lexeme; i++) own.push(blocks[i]!.postings);
+    const gone = dead.get(lexeme) ?? new Set<number>();
+    for (const block of packPostings(own, gone)) packed.push({ lexeme, block });
+    for (const doc of gone) dropped.push({ lexeme, doc });
+  }
+  await writeBlocks(tx, packed);
+  if (dropped.length > 0) {
+    await tx.query(
+      'INSERT INTO keyword_compaction_dead (lexeme, doc) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING',
+      [dropped.map((d) => d.lexeme), dropped.map((d) => d.doc)],
+    );
+  }
+  return { cursor: lastLexeme, blocksRead: blocks.length, blocksWritten: packed.length, deadDropped: dropped.length };
 }

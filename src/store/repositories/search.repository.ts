@@ -77,9 +77,10 @@ export interface SearchRepository {
    * One step of the keyword index's compaction (keyword/compaction.ts), in one short transaction: copies about
    * `maxBlocks` blocks, starting a copy when none runs and `start` allows ('due': once the sealed range has doubled
    * and grown by `dueAfterDocs`), or swaps a complete one in. The caller repeats it while it answers 'running',
-   * and seals nothing meanwhile (a seal voids the copy).
+   * and seals nothing meanwhile (a seal voids the copy). With `budgetMs`, a slice stops after its first quarter
+   * when that quarter took more than a quarter of the budget.
    */
-  compactKeywords(maxBlocks: number, start: CompactionStart, dueAfterDocs?: number): Promise<CompactionProgress>;
+  compactKeywords(maxBlocks: number, start: CompactionStart, dueAfterDocs?: number, budgetMs?: number): Promise<CompactionProgress>;
   /**
    * Refreshes the planner statistics of the `part`-th table searches read, after a burst of writes (PGlite has no
    * autovacuum), when enough of it changed since its last ANALYZE (autovacuum's rule); null when there is no such
@@ -160,8 +161,8 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       return sealKeywordIndex(db, maxDocs, budgetMs);
     },
 
-    async compactKeywords(maxBlocks, start, dueAfterDocs) {
-      const progress = await compactKeywordIndex(db, maxBlocks, start, dueAfterDocs);
+    async compactKeywords(maxBlocks, start, dueAfterDocs, budgetMs) {
+      const progress = await compactKeywordIndex(db, maxBlocks, start, dueAfterDocs, budgetMs);
       if (progress.state !== 'done') return progress;
       const started = performance.now();
       await analyzeTable(db, 'keyword_blocks'); // a new table: no statistics yet

@@ -50,10 +50,11 @@ async function compactAll(
   start: CompactionStart = 'now',
   between?: () => Promise<void>,
   dueAfterDocs?: number,
+  budgetMs?: number,
 ): Promise<CompactionProgress[]> {
   const steps: CompactionProgress[] = [];
   for (let step: CompactionStart = start; ; step = 'no') {
-    const progress = await compactKeywordIndex(db, maxBlocks, step, dueAfterDocs);
+    const progress = await compactKeywordIndex(db, maxBlocks, step, dueAfterDocs, budgetMs);
     steps.push(progress);
     if (progress.state !== 'running') return steps;
     await between?.();
@@ -143,6 +144,30 @@ forEachEngine('keyword index compaction', (engine) => {
     await seal(db, 100);
     await seal(reference.db, 100);
     expect(await answers(db)).to.equal(await answers(reference.db));
+  });
+
+  it('stops a slice that ran over its time budget after its first quarter, and arrives at the same blocks', async () => {
+    const { db } = fragmented;
+    const before = await answers(db);
+    const blocksBefore = await count(db, 'SELECT count(*)::int AS n FROM keyword_blocks');
+    // A budget no statement keeps to: every slice copies its first quarter only (whole lexemes: about 10 blocks, more
+    // when one word alone has more), so it takes well over the blocks ÷ 40 slices an untimed compaction would.
+    const steps = await compactAll(db, 40, 'now', undefined, undefined, 1e-9);
+    expect(steps.at(-1)!.state).to.equal('done');
+    const running = steps.filter((s) => s.state === 'running');
+    expect(running.reduce((n, s) => n + s.blocksRead, 0)).to.equal(blocksBefore); // every block read once
+    expect(running.length).to.be.greaterThan((blocksBefore / 40) * 1.5);
+    expect(await blocks(db)).to.deep.equal(await blocks(reference.db));
+    expect(await answers(db)).to.equal(before);
+    expect(await count(db, 'SELECT count(*)::int AS n FROM keyword_dead')).to.equal(0);
+  });
+
+  it('refuses a time budget that is not a positive number of milliseconds', async () => {
+    for (const budget of [0, -1, Number.NaN]) {
+      let message = '';
+      await compactKeywordIndex(fragmented.db, 40, 'now', 1, budget).catch((err: Error) => (message = err.message));
+      expect(message).to.match(/bad time budget/);
+    }
   });
 
   it('keeps a document that leaves during the copy listed as dead, and its postings, until the next compaction', async () => {

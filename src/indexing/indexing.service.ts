@@ -34,6 +34,11 @@ export interface DirectoryRunOptions {
    * when written during it.
    */
   known?: Promise<KnownFile[]>;
+  /**
+   * Files that are someone else's to index: the queue's (a start-up reconcile leaves a file with a pending queue
+   * item to the queue, whose cooldown and scheduler decide when it runs). Not part of this run; never removed by it.
+   */
+  leaveTo?: (path: string) => boolean;
 }
 
 export interface IndexingServiceDeps {
@@ -267,6 +272,7 @@ export class IndexingService {
     });
     for await (const file of walk) {
       seen.add(file.path);
+      if (options.leaveTo?.(file.path)) continue;
       run.addToTotal(1);
       const before = known.get(file.path) ?? null;
       if (!options.force && before && looksUnchanged(before, file.size, file.mtimeMs, model)) {

@@ -266,6 +266,9 @@ export class WatcherService {
       filePattern: job.file_pattern,
       root: job.path,
       ...(known ? { known } : {}),
+      // A file the queue already holds a change for is the queue's: its cooldown and the scheduler (which may be
+      // pausing it since before this start) decide when it is indexed, not this scan.
+      ...(kind === 'reconcile' ? { leaveTo: queuedPaths(this.#deps.queue) } : {}),
     });
     watched.scan = run;
     // Awaited by settled(): a caller told "the scan is done" must find last_scan recorded (a read between the run's
@@ -319,4 +322,10 @@ export class WatcherService {
     this.#lock = run.catch(() => undefined);
     return run;
   }
+}
+
+/** The paths the queue holds a pending change for, as the scan starts (a move's source and destination). */
+function queuedPaths(queue: QueueService): (path: string) => boolean {
+  const paths = new Set(queue.items().flatMap((item) => (item.dest_path ? [item.file_path, item.dest_path] : [item.file_path])));
+  return (path) => paths.has(path);
 }

@@ -3,6 +3,7 @@
  * int4send/int2send: big-endian), and their decoding. Fixed-size records: a block of 128 postings is 2,816 bytes,
  * read with a DataView, no parsing.
  */
+import { view } from '../binary.js';
 
 /** doc int4 | tf_a tf_b tf_c tf_d int2 | len_a len_b len_c int2 | len_d int4 */
 export const POSTING_BYTES = 22;
@@ -26,9 +27,6 @@ export interface BlockBound {
   minLen: Fields;
 }
 
-function view(bytes: Uint8Array): DataView {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
 
 function wholeRecords(bytes: Uint8Array, size: number, what: string): number {
   if (bytes.byteLength % size !== 0) throw new Error(`${what}: ${bytes.byteLength} bytes is not a whole number of ${size}-byte records`);
@@ -93,20 +91,4 @@ export function scorePostings(bytes: Uint8Array | null, weights: Fields, score: 
     scores[kept++] = score(tf, dl);
   }
   return kept === count ? { docs, scores } : { docs: docs.subarray(0, kept), scores: scores.subarray(0, kept) };
-}
-
-/** A float8 as float8send wrote it. */
-export function decodeFloat8(bytes: Uint8Array | null): number {
-  if (!bytes || bytes.byteLength !== 8) throw new Error('expected an 8-byte float8');
-  return view(bytes).getFloat64(0);
-}
-
-/** An int8 as int8send wrote it. */
-export function decodeInt8(bytes: Uint8Array | null): number {
-  if (!bytes || bytes.byteLength !== 8) throw new Error('expected an 8-byte int8');
-  return Number(view(bytes).getBigInt64(0));
-}
-
-export function decodeText(bytes: Uint8Array | null): string {
-  return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : '';
 }

@@ -6,7 +6,8 @@
 import type { CandidateFilters } from '../queries/filters.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
-import { decodeBlockBounds, decodeDocs, decodeFloat8, decodeText, scorePostings, type Fields, type ScoredPostings } from './layout.js';
+import { decodeFloat8, decodeText } from '../binary.js';
+import { decodeBlockBounds, decodeDocs, scorePostings, type Fields, type ScoredPostings } from './layout.js';
 import {
   buildAdmitStatement,
   buildBlocksStatement,

@@ -1,6 +1,6 @@
 /**
  * Values as PostgreSQL's send functions write them (the binary format, big-endian), read from the raw bytes
- * SqlExecutor.queryBytes answers. The binary format is how hot statements leave PGlite: its text format is
+ * SqlExecutor.queryBytes and readBytes answer. The binary format is how hot statements leave PGlite: its text format is
  * decoded value by value in JavaScript (each through a TextDecoder and a type parser), a third of a search's
  * result rows at 50 files. Hand-written: the few types read this way are simple, and their layout is PostgreSQL's
  * documented wire format (int8send, float8send, textsend, timestamptz_send, array_send).

@@ -131,7 +131,7 @@ export function toFileSummary(r: Record<string, unknown>): FileSummary {
 }
 
 /**
- * The same columns in the binary format, for SqlExecutor.queryBytes (every column bytea): how a search's result
+ * The same columns in the binary format, for SqlExecutor.readBytes (every column bytea): how a search's result
  * rows leave the database (PGlite decodes its text format value by value in JavaScript; 50 rows cost ~0.8 ms more
  * that way, bench:search-profile "result rows"). `fileSummaryFromBytes` reads them; both mappings give the same
  * FileSummary (test/store/repositories/search.repository.test.ts).

@@ -215,14 +215,14 @@ LIMIT ${files}`;
 
     async describe(ids, queryText) {
       if (ids.length === 0) return { files: [], lexemes: [] };
-      const rows = await db.queryBytes(
+      const files = await db.readBytes(
         `SELECT ${FILE_SUMMARY_BYTES_COLUMNS},
                 textsend(CASE WHEN octet_length(f.content) <= ${SNIPPET_SOURCE_CHARS} THEN f.content
                               ELSE left(f.content, ${SNIPPET_SOURCE_CHARS}) END)
          FROM files f WHERE f.id = ANY($1::bigint[])`,
         [ids],
+        (rows) => rows.map((row) => ({ ...fileSummaryFromBytes(row), content_head: decodeText(row[FILE_SUMMARY_BYTES_FIELDS]!) })),
       );
-      const files = rows.map((row) => ({ ...fileSummaryFromBytes(row), content_head: decodeText(row[FILE_SUMMARY_BYTES_FIELDS]!) }));
       return { files, lexemes: await lexemesOf(db, queryText) };
     },
 

@@ -7,7 +7,7 @@ import type { CandidateFilters } from '../queries/filters.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
 import { decodeFloat8, decodeText } from '../binary.js';
-import { decodeBlockBounds, decodeDocs, scorePostings, type Fields, type ScoredPostings } from './layout.js';
+import { decodeBlockBounds, decodeDocs, PostingArena, POSTING_BYTES, scorePostings, type Fields, type ScoredPostings } from './layout.js';
 import {
   buildAdmitStatement,
   buildBlocksStatement,
@@ -75,18 +75,24 @@ async function loadTerms(tx: SqlExecutor, query: ParsedQuery, settings: KeywordR
 }
 
 /** Every posting of the query's words, scored, per word in the query's order (term at a time: taat.ts). */
-async function loadPostings(tx: SqlExecutor, query: ParsedQuery, settings: KeywordRankingSettings): Promise<{ postings: ScoredPostings[][]; dead: Set<number> }> {
+async function loadPostings(
+  tx: SqlExecutor,
+  query: ParsedQuery,
+  settings: KeywordRankingSettings,
+  arena: PostingArena,
+): Promise<{ postings: ScoredPostings[][]; dead: Set<number> }> {
   const statement = buildTermsStatement(query.rankText, settings, 'postings');
   const weights = fieldWeightList(settings);
   const dead = new Set<number>();
   // Decoded (copied into typed arrays) inside the reader: the reply's bytes are not kept.
-  const postings = await tx.readBytes(statement.text, statement.params, (rows) =>
-    rows.map(([, weight, c1, c2, blocks, deadDocs, tail]) => {
+  const postings = await tx.readBytes(statement.text, statement.params, (rows) => {
+    arena.reserve(rows.reduce((n, [, , , , blocks, , tail]) => n + ((blocks?.byteLength ?? 0) + (tail?.byteLength ?? 0)) / POSTING_BYTES, 0));
+    return rows.map(([, weight, c1, c2, blocks, deadDocs, tail]) => {
       const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
       for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
-      return [scorePostings(blocks!, weights, score), scorePostings(tail!, weights, score)];
-    }),
-  );
+      return [scorePostings(blocks!, weights, score, arena), scorePostings(tail!, weights, score, arena)];
+    });
+  });
   return { postings, dead };
 }
 
@@ -130,9 +136,15 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     /** Exact scores of documents the top k may have left out (0 for one holding none of the words): named files, alsoIds. */
     let exactScores: (docs: readonly number[]) => Promise<Map<number, number>>;
     if ((evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time')) === 'term-at-a-time') {
-      const { postings, dead } = await loadPostings(tx, query, settings);
-      const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
-      const taat = await termAtATimeTopK(postings, dead, k, admit, [...namedDocs, ...alsoDocs.keys()]);
+      const arena = PostingArena.lease();
+      let taat: Awaited<ReturnType<typeof termAtATimeTopK>>;
+      try {
+        const { postings, dead } = await loadPostings(tx, query, settings, arena);
+        const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
+        taat = await termAtATimeTopK(postings, dead, k, admit, [...namedDocs, ...alsoDocs.keys()]);
+      } finally {
+        arena.release(); // the postings are summed: their views are not read again
+      }
       result = taat;
       exactScores = async () => taat.also; // every score was at hand
     } else {

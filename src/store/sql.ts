@@ -28,6 +28,12 @@ export interface SqlExecutor {
    * bytea's hex into Buffers natively. Kept prepared on PGlite, like `{ prepare: true }`.
    */
   queryBytes(text: string, params?: readonly SqlValue[]): Promise<(Uint8Array | null)[][]>;
+  /**
+   * queryBytes() for a reader that keeps nothing of the bytes: `read` runs on the rows as soon as they arrive and
+   * its answer is answered; the rows may be views on a buffer the engine reuses for its next statement, so `read`
+   * must copy (decode) what it keeps. Saves a search's allocations outside the heap (PGlite).
+   */
+  readBytes<T>(text: string, params: readonly SqlValue[], read: (rows: (Uint8Array | null)[][]) => T): Promise<T>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(text: string): Promise<void>;
 }

@@ -3,6 +3,9 @@ import type { SqlResult, SqlValue } from '../sql.js';
 
 /** Statements kept prepared at once; the least recently used one is closed beyond this. */
 export const PREPARED_STATEMENT_CAPACITY = 32;
+/** The binary reply buffer's first size, and the size beyond which it is dropped after use. */
+const REPLY_BUFFER_START = 1 << 20;
+const REPLY_BUFFER_KEPT = 16 << 20;
 
 interface Prepared {
   name: string;
@@ -24,6 +27,8 @@ export class PgliteStatements {
   /** Text → statement, in least-recently-used order (a Map keeps insertion order; a hit re-inserts). */
   readonly #prepared = new Map<string, Prepared>();
   #nextId = 0;
+  /** Where binary replies are copied out of PGlite's memory (readBytes reuses it). */
+  #reply = new Uint8Array(REPLY_BUFFER_START);
 
   constructor(
     private readonly db: PGlite,
@@ -52,24 +57,61 @@ export class PgliteStatements {
   }
 
   /**
-   * Runs a statement in the binary result format and answers each row's fields as raw bytes. PGlite's own bind
-   * serializer cannot ask for binary results (it writes a format count without the format), and its parser reads
-   * every field as UTF-8 text, so this builds the Bind and reads the answer's messages itself.
+   * Runs a statement in the binary result format and answers each row's fields as raw bytes, in a buffer of
+   * their own. PGlite's own bind serializer cannot ask for binary results (it writes a format count without the
+   * format), and its parser reads every field as UTF-8 text, so this builds the Bind and reads the answer's
+   * messages itself.
    */
   async runBytes(text: string, params: readonly SqlValue[]): Promise<(Uint8Array | null)[][]> {
+    const used = await this.#fill(text, params);
+    return dataRows(this.#reply.slice(0, used));
+  }
+
+  /**
+   * runBytes() for a reader that keeps nothing of the bytes: `read` gets views on a reply buffer this instance
+   * reuses, valid until it returns. A search's replies (2 MB of postings at 100k files) copied into a new buffer
+   * each time made the store thread's small heap collect in full every few searches, external memory counting
+   * towards its limit: 43 full collections in 300 keyword searches at 25k files against 11 with the buffer reused
+   * (bench:search-profile, --trace-gc). The caller must hold PGlite's query lock until `read` returns, as
+   * pglite.ts does, so no other statement refills the buffer meanwhile.
+   */
+  async readBytes<T>(text: string, params: readonly SqlValue[], read: (rows: (Uint8Array | null)[][]) => T): Promise<T> {
+    const used = await this.#fill(text, params);
+    try {
+      return read(dataRows(this.#reply.subarray(0, used)));
+    } finally {
+      // One huge reply (a common word at a million files) is not kept for the life of the thread.
+      if (this.#reply.byteLength > REPLY_BUFFER_KEPT) this.#reply = new Uint8Array(REPLY_BUFFER_START);
+    }
+  }
+
+  /** Runs the statement and copies its reply into #reply (grown as needed); answers the reply's length. */
+  async #fill(text: string, params: readonly SqlValue[]): Promise<number> {
     const statement = await this.#statement(text);
+    let used = 0;
     // execProtocolRaw would also run PGlite's message parser over the reply (every field through a TextDecoder: a
-    // tenth of a keyword search at 100k files); the raw stream hands over the bytes alone.
-    const chunks: Uint8Array[] = [];
+    // tenth of a keyword search at 100k files); the raw stream hands over the bytes alone, as views on PGlite's
+    // memory that are gone after the callback.
     await this.db.execProtocolRawStream(
       Buffer.concat([binaryResultBind(statement.name, this.#values(statement, params)), protocol.serialize.execute({}), protocol.serialize.sync()]),
-      { syncToFs: false, onRawData: (chunk) => chunks.push(chunk.slice()) },
+      {
+        syncToFs: false,
+        onRawData: (chunk) => {
+          if (used + chunk.byteLength > this.#reply.byteLength) {
+            const grown = new Uint8Array(Math.max(2 * this.#reply.byteLength, used + chunk.byteLength));
+            grown.set(this.#reply.subarray(0, used));
+            this.#reply = grown;
+          }
+          this.#reply.set(chunk, used);
+          used += chunk.byteLength;
+        },
+      },
     );
     // The raw stream leaves its callback installed (PGlite 0.5.14): query() and exec() install their own first, but
     // execProtocol() (close() uses it) would hand its replies to ours. A Sync through execProtocolStream, which ends
     // by clearing the callback, puts PGlite back as it was.
     await this.db.execProtocolStream(protocol.serialize.sync(), { syncToFs: false });
-    return dataRows(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    return used;
   }
 
   /**

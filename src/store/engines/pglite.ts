@@ -30,6 +30,12 @@ function executor(db: PGlite, statements: PgliteStatements, tx: Transaction | nu
       if (tx) return run();
       return db._runExclusiveTransaction(run);
     },
+    async readBytes<T>(text: string, params: readonly SqlValue[], read: (rows: (Uint8Array | null)[][]) => T): Promise<T> {
+      // The query lock is held until `read` returns: the reply buffer it reads is refilled by the next statement.
+      const run = () => db._runExclusiveQuery(() => statements.readBytes(text, params, read));
+      if (tx) return run();
+      return db._runExclusiveTransaction(run);
+    },
     async exec(text: string): Promise<void> {
       await target.exec(text);
     },

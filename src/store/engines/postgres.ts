@@ -9,14 +9,17 @@ const typeParsers = {
 };
 
 function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
+  const queryBytes = async (text: string, params: readonly SqlValue[] = []): Promise<(Uint8Array | null)[][]> =>
+    (await target.query<(Uint8Array | null)[]>({ text, values: params as unknown[], rowMode: 'array' })).rows;
   return {
     async query<Row>(text: string, params: readonly SqlValue[] = []): Promise<SqlResult<Row>> {
       const result = await target.query(text, params as unknown[]);
       return { rows: result.rows as Row[], affectedRows: result.rowCount ?? 0 };
     },
-    async queryBytes(text: string, params: readonly SqlValue[] = []): Promise<(Uint8Array | null)[][]> {
-      const result = await target.query<(Uint8Array | null)[]>({ text, values: params as unknown[], rowMode: 'array' });
-      return result.rows;
+    queryBytes,
+    async readBytes<T>(text: string, params: readonly SqlValue[], read: (rows: (Uint8Array | null)[][]) => T): Promise<T> {
+      // node-postgres gives each field a Buffer of its own: nothing is reused here.
+      return read(await queryBytes(text, params));
     },
     async exec(text: string): Promise<void> {
       await target.query(text);

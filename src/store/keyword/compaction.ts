@@ -9,7 +9,8 @@
  * packing is ours.
  */
 import type { SqlExecutor, SqlDatabase } from '../sql.js';
-import { BLOCK_SIZE, POSTING_BYTES, decodeInt8, decodeText, type Fields } from './layout.js';
+import { decodeInt8, decodeText } from '../binary.js';
+import { BLOCK_SIZE, POSTING_BYTES, type Fields } from './layout.js';
 
 /** When a compaction is due: the sealed range has grown by this many documents and doubled since the last one. */
 export const COMPACT_AFTER_DOCS = 1000;

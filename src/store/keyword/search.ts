@@ -6,7 +6,8 @@
 import type { CandidateFilters } from '../queries/filters.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
-import { decodeBlockBounds, decodeDocs, decodeFloat8, decodeText, scorePostings, type Fields, type ScoredPostings } from './layout.js';
+import { decodeFloat8, decodeText } from '../binary.js';
+import { decodeBlockBounds, decodeDocs, PostingArena, POSTING_BYTES, scorePostings, type Fields, type ScoredPostings } from './layout.js';
 import {
   buildAdmitStatement,
   buildBlocksStatement,
@@ -56,32 +57,41 @@ export function blockBound(score: (tf: number, dl: number) => number, weights: F
 
 async function loadTerms(tx: SqlExecutor, query: ParsedQuery, settings: KeywordRankingSettings): Promise<{ terms: Term[]; dead: Set<number> }> {
   const statement = buildTermsStatement(query.rankText, settings);
-  const rows = await tx.queryBytes(statement.text, statement.params);
   const weights = fieldWeightList(settings);
   const dead = new Set<number>();
-  const terms = rows.map(([lexeme, weight, c1, c2, bounds, deadDocs, tail]): Term => {
-    const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
-    for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
-    return {
-      lexeme: decodeText(lexeme!),
-      score,
-      blocks: decodeBlockBounds(bounds!).map((b) => ({ first: b.first, last: b.last, n: b.n, ub: blockBound(score, weights, b.maxTf, b.minLen) })),
-      tail: scorePostings(tail!, weights, score),
-    };
-  });
+  const terms = await tx.readBytes(statement.text, statement.params, (rows) =>
+    rows.map(([lexeme, weight, c1, c2, bounds, deadDocs, tail]): Term => {
+      const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
+      for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
+      return {
+        lexeme: decodeText(lexeme!),
+        score,
+        blocks: decodeBlockBounds(bounds!).map((b) => ({ first: b.first, last: b.last, n: b.n, ub: blockBound(score, weights, b.maxTf, b.minLen) })),
+        tail: scorePostings(tail!, weights, score),
+      };
+    }),
+  );
   return { terms, dead };
 }
 
 /** Every posting of the query's words, scored, per word in the query's order (term at a time: taat.ts). */
-async function loadPostings(tx: SqlExecutor, query: ParsedQuery, settings: KeywordRankingSettings): Promise<{ postings: ScoredPostings[][]; dead: Set<number> }> {
+async function loadPostings(
+  tx: SqlExecutor,
+  query: ParsedQuery,
+  settings: KeywordRankingSettings,
+  arena: PostingArena,
+): Promise<{ postings: ScoredPostings[][]; dead: Set<number> }> {
   const statement = buildTermsStatement(query.rankText, settings, 'postings');
-  const rows = await tx.queryBytes(statement.text, statement.params);
   const weights = fieldWeightList(settings);
   const dead = new Set<number>();
-  const postings = rows.map(([, weight, c1, c2, blocks, deadDocs, tail]) => {
-    const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
-    for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
-    return [scorePostings(blocks!, weights, score), scorePostings(tail!, weights, score)];
+  // Decoded (copied into typed arrays) inside the reader: the reply's bytes are not kept.
+  const postings = await tx.readBytes(statement.text, statement.params, (rows) => {
+    arena.reserve(rows.reduce((n, [, , , , blocks, , tail]) => n + ((blocks?.byteLength ?? 0) + (tail?.byteLength ?? 0)) / POSTING_BYTES, 0));
+    return rows.map(([, weight, c1, c2, blocks, deadDocs, tail]) => {
+      const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
+      for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
+      return [scorePostings(blocks!, weights, score, arena), scorePostings(tail!, weights, score, arena)];
+    });
   });
   return { postings, dead };
 }
@@ -118,8 +128,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     const admit = constrained
       ? async (docs: readonly number[]) => {
           const statement = buildAdmitStatement(query, filters, docs)!;
-          const [row] = await tx.queryBytes(statement.text, statement.params);
-          return new Set(decodeDocs(row?.[0] ?? null));
+          return tx.readBytes(statement.text, statement.params, ([row]) => new Set(decodeDocs(row?.[0] ?? null)));
         }
       : undefined;
     const k = limit + named.size;
@@ -127,9 +136,15 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     /** Exact scores of documents the top k may have left out (0 for one holding none of the words): named files, alsoIds. */
     let exactScores: (docs: readonly number[]) => Promise<Map<number, number>>;
     if ((evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time')) === 'term-at-a-time') {
-      const { postings, dead } = await loadPostings(tx, query, settings);
-      const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
-      const taat = await termAtATimeTopK(postings, dead, k, admit, [...namedDocs, ...alsoDocs.keys()]);
+      const arena = PostingArena.lease();
+      let taat: Awaited<ReturnType<typeof termAtATimeTopK>>;
+      try {
+        const { postings, dead } = await loadPostings(tx, query, settings, arena);
+        const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
+        taat = await termAtATimeTopK(postings, dead, k, admit, [...namedDocs, ...alsoDocs.keys()]);
+      } finally {
+        arena.release(); // the postings are summed: their views are not read again
+      }
       result = taat;
       exactScores = async () => taat.also; // every score was at hand
     } else {
@@ -143,10 +158,12 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
             requests.map((r) => terms[r.term]!.blocks[r.block]!.first),
           );
           const out: ScoredPostings[] = new Array(requests.length);
-          for (const [ord, postings] of await tx.queryBytes(statement.text, statement.params)) {
-            const i = new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1;
-            out[i] = scorePostings(postings!, weights, terms[requests[i]!.term]!.score);
-          }
+          await tx.readBytes(statement.text, statement.params, (rows) => {
+            for (const [ord, postings] of rows) {
+              const i = new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1;
+              out[i] = scorePostings(postings!, weights, terms[requests[i]!.term]!.score);
+            }
+          });
           for (let i = 0; i < out.length; i++) if (!out[i]) throw new Error(`a block of '${terms[requests[i]!.term]!.lexeme}' is gone`);
           return out;
         },
@@ -169,10 +186,12 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
 async function docsOf(tx: SqlExecutor, fileIds: readonly number[]): Promise<Map<number, number>> {
   const fileOf = new Map<number, number>();
   const statement = buildDocsOfStatement(fileIds);
-  for (const [row] of await tx.queryBytes(statement.text, statement.params)) {
-    const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
-    fileOf.set(v.getInt32(0), Number(v.getBigInt64(4)));
-  }
+  await tx.readBytes(statement.text, statement.params, (rows) => {
+    for (const [row] of rows) {
+      const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
+      fileOf.set(v.getInt32(0), Number(v.getBigInt64(4)));
+    }
+  });
   return fileOf;
 }
 
@@ -210,10 +229,12 @@ async function namedTier(tx: SqlExecutor, query: ParsedQuery, filters: Candidate
   const statement = buildNamedStatement(query, filters);
   const named = new Map<number, NamedFile>();
   if (!statement) return named;
-  for (const [row] of await tx.queryBytes(statement.text, statement.params)) {
-    const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
-    named.set(Number(v.getBigInt64(0)), { tier: v.getInt32(8), doc: v.getInt32(12), score: 0 });
-  }
+  await tx.readBytes(statement.text, statement.params, (rows) => {
+    for (const [row] of rows) {
+      const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
+      named.set(Number(v.getBigInt64(0)), { tier: v.getInt32(8), doc: v.getInt32(12), score: 0 });
+    }
+  });
   return named;
 }
 
@@ -239,14 +260,16 @@ async function scoreDocs(tx: SqlExecutor, terms: readonly Term[], dead: Readonly
       requests.map((w) => terms[w.term]!.lexeme),
       requests.map((w) => w.first),
     );
-    for (const [ord, postings] of await tx.queryBytes(statement.text, statement.params)) {
-      const { term } = requests[new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1]!;
-      const scored = scorePostings(postings!, weights, terms[term]!.score);
-      scored.docs.forEach((doc, at) => {
-        const parts = contributions.get(doc);
-        if (parts) parts[term] = scored.scores[at]!;
-      });
-    }
+    await tx.readBytes(statement.text, statement.params, (rows) => {
+      for (const [ord, postings] of rows) {
+        const { term } = requests[new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1]!;
+        const scored = scorePostings(postings!, weights, terms[term]!.score);
+        scored.docs.forEach((doc, at) => {
+          const parts = contributions.get(doc);
+          if (parts) parts[term] = scored.scores[at]!;
+        });
+      }
+    });
   }
   const out = new Map<number, number>();
   for (const [doc, parts] of contributions) {
@@ -268,10 +291,12 @@ async function rank(tx: SqlExecutor, scores: Map<number, number>, named: Map<num
   const files = new Map<number, number>();
   if (kept.length > 0) {
     const statement = buildFilesOfStatement(kept.map(([doc]) => doc));
-    for (const [row] of await tx.queryBytes(statement.text, statement.params)) {
-      const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
-      files.set(v.getInt32(0), Number(v.getBigInt64(4)));
-    }
+    await tx.readBytes(statement.text, statement.params, (rows) => {
+      for (const [row] of rows) {
+        const v = new DataView(row!.buffer, row!.byteOffset, row!.byteLength);
+        files.set(v.getInt32(0), Number(v.getBigInt64(4)));
+      }
+    });
   }
   const hits: KeywordHitRow[] = [
     ...[...named].map(([id, n]) => ({ id, score: n.doc >= 0 ? (scores.get(n.doc) ?? n.score) : 0, tier: n.tier })),

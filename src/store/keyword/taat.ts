@@ -40,70 +40,129 @@ export async function termAtATimeTopK(
   }
   stats.postingsTotal = stats.postingsRead;
 
-  // A dead document's sealed postings are stale: it never scores. (A tail holds live documents only.)
-  const isDead = new Uint8Array(maxDoc + 1);
-  for (const doc of dead) if (doc <= maxDoc) isDead[doc] = 1;
-  const acc = new Float64Array(maxDoc + 1);
-  const seen = new Uint8Array(maxDoc + 1);
-  const touched = new Int32Array(stats.postingsRead);
-  let count = 0;
-  for (const lists of terms) {
-    for (const { docs, scores } of lists) {
-      for (let i = 0; i < docs.length; i++) {
-        const doc = docs[i]!;
-        if (isDead[doc]) continue;
-        if (!seen[doc]) {
-          seen[doc] = 1;
-          touched[count++] = doc;
+  const scratch = lease(maxDoc + 1, stats.postingsRead);
+  const { acc, marks, touched } = scratch;
+  try {
+    // A dead document's sealed postings are stale: it never scores. (A tail holds live documents only.)
+    for (const doc of dead) if (doc <= maxDoc) marks[doc] = DEAD;
+    let count = 0;
+    for (const lists of terms) {
+      for (const { docs, scores } of lists) {
+        for (let i = 0; i < docs.length; i++) {
+          const doc = docs[i]!;
+          const mark = marks[doc]!;
+          if (mark === DEAD) continue;
+          if (mark === 0) {
+            marks[doc] = SEEN;
+            touched[count++] = doc;
+          }
+          acc[doc] = acc[doc]! + scores[i]!;
         }
-        acc[doc] = acc[doc]! + scores[i]!;
       }
     }
-  }
-  stats.exactScores = count;
-  const docs = touched.subarray(0, count);
-  const also = new Map(scoreAlso.map((doc) => [doc, doc <= maxDoc ? acc[doc]! : 0]));
-  if (count === 0) return { scores: new Map(), threshold: 0, stats, also };
+    for (const doc of dead) if (doc <= maxDoc) marks[doc] = 0;
+    scratch.count = count;
+    stats.exactScores = count;
+    const docs = touched.subarray(0, count);
+    const also = new Map(scoreAlso.map((doc) => [doc, doc <= maxDoc ? acc[doc]! : 0]));
+    if (count === 0) return { scores: new Map(), threshold: 0, stats, also };
 
-  if (!admit) {
+    if (!admit) {
+      const best = new LargestK(k);
+      for (let i = 0; i < count; i++) best.push(acc[docs[i]!]!);
+      const threshold = best.kth;
+      const out = new Map<number, number>();
+      for (let i = 0; i < count; i++) if (acc[docs[i]!]! >= threshold) out.set(docs[i]!, acc[docs[i]!]!);
+      return { scores: out, threshold, stats, also };
+    }
+
+    // Filters, phrases, exclusions: the best documents are asked first, more while fewer than k passed. Once k did,
+    // every document scoring as much as the k-th of them scores at least the M-th best, and all of those were asked.
+    const admitted: number[] = [];
     const best = new LargestK(k);
-    for (let i = 0; i < count; i++) best.push(acc[docs[i]!]!);
+    for (let m = Math.max(1, k * FIRST_ADMIT_PER_RESULT); ; m *= 4) {
+      const top = new LargestK(Math.min(m, count));
+      for (let i = 0; i < count; i++) top.push(acc[docs[i]!]!);
+      const cut = top.kth;
+      const ask: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const doc = docs[i]!;
+        if (marks[doc] !== ASKED && acc[doc]! >= cut) {
+          marks[doc] = ASKED;
+          ask.push(doc);
+        }
+      }
+      if (ask.length > 0) {
+        stats.rounds++;
+        const allowed = await admit(ask);
+        for (const doc of ask) {
+          if (!allowed.has(doc)) continue;
+          admitted.push(doc);
+          best.push(acc[doc]!);
+        }
+      }
+      if (admitted.length >= k || m >= count) break;
+    }
     const threshold = best.kth;
     const out = new Map<number, number>();
-    for (let i = 0; i < count; i++) if (acc[docs[i]!]! >= threshold) out.set(docs[i]!, acc[docs[i]!]!);
+    for (const doc of admitted) if (acc[doc]! >= threshold) out.set(doc, acc[doc]!);
     return { scores: out, threshold, stats, also };
+  } finally {
+    release(scratch);
   }
+}
 
-  // Filters, phrases, exclusions: the best documents are asked first, more while fewer than k passed. Once k did,
-  // every document scoring as much as the k-th of them scores at least the M-th best, and all of those were asked.
-  const asked = new Uint8Array(maxDoc + 1);
-  const admitted: number[] = [];
-  const best = new LargestK(k);
-  for (let m = Math.max(1, k * FIRST_ADMIT_PER_RESULT); ; m *= 4) {
-    const top = new LargestK(Math.min(m, count));
-    for (let i = 0; i < count; i++) top.push(acc[docs[i]!]!);
-    const cut = top.kth;
-    const ask: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const doc = docs[i]!;
-      if (!asked[doc] && acc[doc]! >= cut) {
-        asked[doc] = 1;
-        ask.push(doc);
-      }
-    }
-    if (ask.length > 0) {
-      stats.rounds++;
-      const allowed = await admit(ask);
-      for (const doc of ask) {
-        if (!allowed.has(doc)) continue;
-        admitted.push(doc);
-        best.push(acc[doc]!);
-      }
-    }
-    if (admitted.length >= k || m >= count) break;
+/** A document's mark in Scratch.marks: 0 not met yet. */
+const SEEN = 1;
+const DEAD = 2;
+const ASKED = 3;
+
+/** Per-document arrays of one evaluation, zero wherever it did not write. */
+interface Scratch {
+  /** Each document's summed score. */
+  acc: Float64Array;
+  marks: Uint8Array;
+  /** The documents met, in the order met: acc and marks were written there only (and at dead documents). */
+  touched: Int32Array;
+  /** How many of touched were met; -1 until the sums are complete and the dead marks cleared again. */
+  count: number;
+}
+
+/**
+ * One Scratch kept between evaluations, lent to one at a time and zeroed where it wrote: new arrays each search
+ * (1.3 MB at 100k files, 13 MB at a million) are memory outside the heap, which counts towards the store thread's
+ * small heap limit and made it collect in full every few searches (bench:search-profile with --trace-gc). An
+ * evaluation that starts while another holds it (searches interleave at admit() on the PostgreSQL engine) gets
+ * arrays of its own. Kept up to SCRATCH_KEPT_DOCS documents: a rare huge evaluation does not pin its arrays.
+ */
+let spare: Scratch | null = null;
+const SCRATCH_KEPT_DOCS = 4_000_000;
+
+function lease(docs: number, postings: number): Scratch {
+  const kept = spare;
+  spare = null;
+  if (kept && kept.acc.length >= docs && kept.touched.length >= postings) {
+    kept.count = -1;
+    return kept;
   }
-  const threshold = best.kth;
-  const out = new Map<number, number>();
-  for (const doc of admitted) if (acc[doc]! >= threshold) out.set(doc, acc[doc]!);
-  return { scores: out, threshold, stats, also };
+  // Grown with room, so a collection that grows does not replace it at every search.
+  const size = Math.ceil(Math.max(docs, kept?.acc.length ?? 0) * 1.25);
+  return {
+    acc: new Float64Array(size),
+    marks: new Uint8Array(size),
+    touched: new Int32Array(Math.ceil(Math.max(postings, kept?.touched.length ?? 0) * 1.25)),
+    count: -1,
+  };
+}
+
+function release(scratch: Scratch): void {
+  const { acc, marks, touched, count } = scratch;
+  if (count < 0) return; // interrupted while summing: where it wrote is unknown, so it is not kept
+  for (let i = 0; i < count; i++) {
+    const doc = touched[i]!;
+    acc[doc] = 0;
+    marks[doc] = 0;
+  }
+  scratch.count = 0;
+  if (acc.length <= SCRATCH_KEPT_DOCS) spare = scratch;
 }

@@ -9,7 +9,8 @@ import type { ParsedQuery } from '../queries/parsed-query.js';
 import { SqlParams } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase } from '../sql.js';
-import { FILE_SUMMARY_COLUMNS, toFileSummary, type FileSummary } from './files.repository.js';
+import { decodeText } from '../binary.js';
+import { FILE_SUMMARY_BYTES_COLUMNS, FILE_SUMMARY_BYTES_FIELDS, fileSummaryFromBytes, type FileSummary } from './files.repository.js';
 
 export interface SemanticSearch {
   query: ParsedQuery;
@@ -214,15 +215,14 @@ LIMIT ${files}`;
 
     async describe(ids, queryText) {
       if (ids.length === 0) return { files: [], lexemes: [] };
-      const { rows } = await db.query<Record<string, unknown>>(
-        `SELECT ${FILE_SUMMARY_COLUMNS},
-                CASE WHEN octet_length(f.content) <= ${SNIPPET_SOURCE_CHARS} THEN f.content
-                     ELSE left(f.content, ${SNIPPET_SOURCE_CHARS}) END AS content_head
+      const files = await db.readBytes(
+        `SELECT ${FILE_SUMMARY_BYTES_COLUMNS},
+                textsend(CASE WHEN octet_length(f.content) <= ${SNIPPET_SOURCE_CHARS} THEN f.content
+                              ELSE left(f.content, ${SNIPPET_SOURCE_CHARS}) END)
          FROM files f WHERE f.id = ANY($1::bigint[])`,
         [ids],
-        { prepare: true },
+        (rows) => rows.map((row) => ({ ...fileSummaryFromBytes(row), content_head: decodeText(row[FILE_SUMMARY_BYTES_FIELDS]!) })),
       );
-      const files = rows.map((r) => ({ ...toFileSummary(r), content_head: (r.content_head as string | null) ?? '' }));
       return { files, lexemes: await lexemesOf(db, queryText) };
     },
 

@@ -73,6 +73,32 @@ forEachEngine('query with { prepare: true }', (engine) => {
     expect((await db.query<{ name: string }>('SELECT name FROM prepared_probe WHERE id = 1')).rows).to.deep.equal([{ name: 'one' }]);
   });
 
+  it('readBytes hands the rows to a reader, whose decoded answer stays intact after the next statements reuse the buffer', async () => {
+    const decode = (rows: (Uint8Array | null)[][]) => rows.map((r) => r.map((f) => (f === null ? null : Buffer.from(f).toString('hex'))));
+    const first = await db.readBytes("SELECT int4send(id::int4), blob, convert_to(name, 'UTF8') FROM prepared_probe WHERE id < $1 ORDER BY id", [3], decode);
+    const copied = await db.queryBytes("SELECT int4send(id::int4), blob, convert_to(name, 'UTF8') FROM prepared_probe WHERE id < $1 ORDER BY id", [3]);
+    // A small reply into the same buffer, then one larger than its first size (1 MB) and one beyond what it keeps
+    // (16 MB): each arrives whole.
+    expect(await db.readBytes("SELECT convert_to(repeat('z', 100), 'UTF8')", [], ([row]) => row![0]!.byteLength)).to.equal(100);
+    for (const size of [3_000_000, 20_000_000]) {
+      const length = await db.readBytes(`SELECT convert_to(repeat('y', ${size}), 'UTF8')`, [], ([row]) => {
+        expect(row![0]!.every((b) => b === 0x79)).to.equal(true);
+        return row![0]!.byteLength;
+      });
+      expect(length).to.equal(size);
+    }
+    expect(first).to.deep.equal([
+      ['00000001', '0102', Buffer.from('one').toString('hex')],
+      ['00000002', null, Buffer.from("it's two").toString('hex')],
+    ]);
+    // queryBytes' rows are a copy of their own: the statements since did not overwrite them.
+    expect(decode(copied)).to.deep.equal(first);
+    await expectRejection(db.readBytes('SELECT 1/0', [], () => 'never'), /division by zero/);
+    await expectRejection(db.readBytes('SELECT int2send(1::int2)', [], () => { throw new Error('the reader failed'); }), /the reader failed/);
+    expect(await db.transaction((tx) => tx.readBytes('SELECT int2send(7::int2)', [], ([row]) => row![0]![1]))).to.equal(7);
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM prepared_probe')).rows).to.deep.equal([{ n: 3 }]);
+  });
+
   it('sends a Uint8Array parameter in the binary format: raw bytea, a type\'s receive format', async () => {
     const bytes = new Uint8Array([0, 1, 92, 120, 255]); // a NUL, and "\x" that a text bytea would read as hex
     const packed = new Uint8Array([0, 2, 0, 0, 0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0]); // vector [1,-2]: dim, unused, floats

@@ -112,3 +112,59 @@ forEachEngine('search repository, upkeep', (engine) => {
     expect((await store.search.analyze(0))?.outcome).to.equal('unchanged');
   });
 });
+
+forEachEngine('search repository, result rows', (engine) => {
+  let opened: TestStore;
+  let store: StoreApi;
+  before(async () => {
+    opened = await openTestStore(engine);
+    store = opened.store;
+  });
+  after(() => opened.close());
+
+  it("describes result files in the binary format exactly as the file record's text path does (dates, arrays, long text)", async () => {
+    const long = 'ünïcödé 🐢 '.repeat(3_000); // 33,000 characters, some of them four bytes long
+    const ids = [
+      await store.files.saveIndexed(
+        indexedFileWrite('/d/a "quoted", name.txt', [], {
+          text: long,
+          analysis: { title: 'Ünïcode — title', summary: 'A summary, with "quotes"', keywords: ['ä', 'b,c', 'd "e"', '{f}', 'NULL'], provider: 'local' },
+        }),
+      ),
+      await store.files.saveIndexed(indexedFileWrite('/d/empty.txt', [], { text: '', analysis: { title: '', summary: '', keywords: [], provider: 'local' } })),
+      await store.files.saveIndexed(indexedFileWrite('/d/dates.txt', [])),
+    ];
+    // Microseconds, times before 1970 and 2000, no time, and infinity: the text path keeps milliseconds, floored.
+    await opened.db.query(
+      `UPDATE files SET created = '1969-07-20 20:17:40.123999+00', modified = '1999-12-31 23:59:59.999999+00', accessed = NULL WHERE id = $1`,
+      [ids[2]!],
+    );
+    await opened.db.query(`UPDATE files SET created = 'infinity', modified = '-infinity', accessed = '2026-11-27 03:31:32.5+00' WHERE id = $1`, [ids[1]!]);
+    const described = await store.search.describe(ids, 'anything');
+    expect(described.files.map((f) => f.id).sort()).to.deep.equal([...ids].sort());
+    for (const file of described.files) {
+      const { content_head: head, ...summary } = file;
+      const record = (await store.files.get(file.id))!;
+      expect(summary).to.deep.equal({
+        id: record.id,
+        file_path: record.file_path,
+        filename: record.filename,
+        extension: record.extension,
+        created: record.created,
+        modified: record.modified,
+        accessed: record.accessed,
+        title: record.title,
+        summary: record.summary,
+        keywords: record.keywords,
+        size: record.size,
+        status: record.status,
+      });
+      if (file.id === ids[0]) expect(head).to.equal([...long].slice(0, 20_000).join(''));
+      if (file.id === ids[1]) expect(head).to.equal('');
+    }
+    const dated = described.files.find((f) => f.id === ids[2])!;
+    expect([dated.created, dated.modified, dated.accessed]).to.deep.equal(['1969-07-20T20:17:40.123Z', '1999-12-31T23:59:59.999Z', null]);
+    const infinite = described.files.find((f) => f.id === ids[1])!;
+    expect([infinite.created, infinite.modified, infinite.accessed]).to.deep.equal([null, null, '2026-11-27T03:31:32.500Z']);
+  });
+});

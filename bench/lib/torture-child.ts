@@ -22,7 +22,7 @@ if (!parsed.ok) {
   result = { outcome: parsed.code === 'contains_secret' ? 'excluded' : `failed:${parsed.code}`, reason: parsed.reason, parseMs };
 } else {
   const doc = parsed.doc;
-  const embedder = await loadEmbedder({ builtinDir: defaultBuiltinDir(), intraOpThreads: 1 });
+  const embedder = await loadEmbedder({ builtinDir: defaultBuiltinDir() });
   const enriched = await enrich(
     {
       kind: 'enrich',

@@ -29,6 +29,7 @@ if (!parsed.ok) {
       doc,
       embedder: { modelDir: null, builtinDir: defaultBuiltinDir(), generation: 0 },
       words: null,
+      table: null,
       analyze: { provider: 'local', model: 'extractive', timeoutMs: 30_000, maxInputChars: 100_000 },
       embed: true,
     },

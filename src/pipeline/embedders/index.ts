@@ -22,7 +22,7 @@ export interface LoadEmbedderOptions {
   /** onnxruntime intra-op threads of a transformer (default 1). */
   intraOpThreads?: number;
   transformer?: Omit<TransformerOptions, 'intraOpThreads'>;
-  /** The built-in embedder's options. */
+  /** The built-in embedder's options; `table`: the process's shared table (see builtin-memory.ts). */
   static?: StaticOptions;
 }
 

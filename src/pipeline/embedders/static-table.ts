@@ -6,8 +6,9 @@
  * loaded the 44 MB libonnxruntime.so, and cost each call BigInt64Array tensors and a native round trip.
  *
  * Here the table and the row weights live in SharedArrayBuffers: one thread reads them (scripts/build-static-
- * embedder.ts writes them as raw little-endian files) and any other can use them as they are (`shared()`, then
- * `new StaticTable(shared)` there).
+ * embedder.ts writes them as raw little-endian files) and any other uses them as they are (`shared()`, then `new
+ * StaticTable(shared)` there): the pipeline pool reads them once on the main thread and sends them with its tasks,
+ * a query lane with its thread's start (src/pipeline/embedders/builtin-memory.ts), one copy in the process.
  *
  * Numerics follow the graph's float32 arithmetic step by step, in the order onnxruntime 1.30 took on x86-64 (read
  * off its outputs, not its source): each product w × q rounded to float32, summed four words at a time from zero

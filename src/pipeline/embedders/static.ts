@@ -1,7 +1,7 @@
 /**
  * The built-in offline embedder: a SIF-weighted average of GloVe word vectors, from the table that `npm run
- * build:embedder` (scripts/build-static-embedder.ts) writes, computed by static-table.ts (plain TypeScript). This
- * module tokenises and chunks: words are lowercased
+ * build:embedder` (scripts/build-static-embedder.ts) writes, computed by static-table.ts (plain TypeScript over one
+ * table per process, shared by every thread that embeds). This module tokenises and chunks: words are lowercased
  * and accent-folded, looked up whole, and, when a hyphenated word is unknown, by its parts (GloVe knows "t-cell"
  * but not "il-6-mediated"). Words the vocabulary lacks are dropped.
  *

@@ -3,7 +3,7 @@
  * folder watched through the API, the built-in embedder) and, with --recoll when `recollindex` is installed,
  * Recoll on the same folder in the same run (its own temporary configuration, stock settings).
  *
- *   npm run bench:corpus -- DIR [--recoll | --compare OTHER/dist/src/cli.js] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR]
+ *   npm run bench:corpus -- DIR [--recoll | --compare OTHER/dist/src/cli.js [--compare-first]] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR]
  *   npm run bench:corpus -- --restart-only DATA_DIR [--rounds N] [--compare OTHER/dist/src/cli.js]
  *
  * For each system: CPU seconds (user + system of every thread and helper process), CPU ms per file of DIR, wall
@@ -16,7 +16,8 @@
  * is over: the index upkeep after the last file (vector index, keyword blocks) is part of the run.
  * --keep saves the bulk run's data directory (PGlite); --restart-only then measures only the restart, on fresh copies
  * of it, as often as wanted, alternating with another checkout's build (--compare) for a before/after in one run.
- * --compare with DIR indexes it a second time, right after, with another checkout's build, in Recoll's column.
+ * --compare with DIR indexes it a second time, right after (or, with --compare-first, right before: alternate the
+ * order between runs), with another checkout's build, in Recoll's column, and splits its peak by thread too.
  * The service logs its threads' memory every second (FILESIFT_MEMORY_LOG_MS): the table under the figures splits
  * the peak by thread (V8 heap, memory outside it, PGlite's WASM memory; the rest is native: code, stacks, malloc).
  * The machine is shared and noisy: compare the ratios of one run, and read the load average printed with them.
@@ -54,10 +55,11 @@ const CLI = {
     'restart-only': { type: 'string', value: 'DATA_DIR', description: 'only the no-change restart, on copies of a kept data directory (no DIR)' },
     rounds: { type: 'string', value: 'N', default: '3', description: 'restarts per service with --restart-only (medians printed)' },
     compare: { type: 'string', value: 'CLI_JS', description: 'another build (its dist/src/cli.js): with DIR, index DIR with it too, in Recoll\'s column; with --restart-only, restart it too, alternating' },
+    'compare-first': { type: 'boolean', description: 'with --compare and DIR: index DIR with the other build first (alternate the order between runs)' },
   },
 } satisfies BenchCommand<BenchOptions>;
 
-const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare } = readBenchArgs(CLI, ({ values, positional }) => {
+const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare, compareFirst } = readBenchArgs(CLI, ({ values, positional }) => {
   const restartFrom = values['restart-only'] === undefined ? null : path.resolve(values['restart-only']);
   if (!positional && restartFrom === null) throw new Error('DIR is required (or --restart-only DATA_DIR)');
   if (values.compare !== undefined && values.recoll === true) throw new Error('--compare takes Recoll\'s column: not with --recoll');
@@ -74,6 +76,7 @@ const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare
     restartFrom,
     rounds: positiveInt('rounds', values.rounds!),
     compare: values.compare ?? null,
+    compareFirst: values['compare-first'] === true,
   };
 });
 
@@ -427,13 +430,13 @@ const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}�
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 
 /** Where the memory went: each thread role at the sample of highest RSS, and the highest each reached. */
-function printMemory({ atPeak, roleMax }: FilesiftRun['memory']): void {
+function printMemory({ atPeak, roleMax }: FilesiftRun['memory'], which: string | null): void {
   if (!atPeak) return;
   const roles = Object.keys(roleMax);
   const accounted = Object.values(atPeak.roles).reduce((sum, r) => sum + r.heapTotal + r.external + r.wasm, 0);
   const cell = (r: MemorySample['roles'][string] | undefined): string[] =>
     r ? [String(r.threads), mb(r.heapTotal), mb(r.external), r.wasm ? mb(r.wasm) : '–'] : ['–', '–', '–', '–'];
-  console.log(`\nMemory by thread (MB; samples every second; at the sample of highest RSS, ${mb(atPeak.rss)} MB, and each role's highest):\n`);
+  console.log(`\nMemory by thread${which ? `, ${which}` : ''} (MB; samples every second; at the sample of highest RSS, ${mb(atPeak.rss)} MB, and each role's highest):\n`);
   console.log(markdownTable(
     ['thread', 'threads', 'V8 heap', 'outside the heap', 'WASM', 'highest: threads', 'V8 heap', 'outside the heap', 'WASM'],
     [
@@ -450,11 +453,13 @@ async function main(): Promise<void> {
   if (recoll && !withRecoll) console.log('recollindex is not installed: filesift alone (apt-get install recoll)');
   console.log(`${files.length} files, ${formatSize((await directoryBytes(dir)))} in ${dir}; engine ${engine}, threads ${threads ?? 'default'}; ${os.cpus().length} cores; load ${load()}`);
 
+  const other = compare ? 'compared build' : 'Recoll';
+  const before = compare && compareFirst ? await runFilesift(dir, path.resolve(compare)) : null;
+  if (before) console.log(`${other} done; load ${load()}`);
   const fs = await runFilesift(dir, OWN_CLI, keep);
   console.log(`filesift done; load ${load()}`);
-  const other = compare ? 'compared build' : 'Recoll';
-  const rc = compare ? await runFilesift(dir, path.resolve(compare)) : withRecoll ? await runRecoll(dir) : null;
-  if (rc) console.log(`${other} done; load ${load()}`);
+  const rc = before ?? (compare ? await runFilesift(dir, path.resolve(compare)) : withRecoll ? await runRecoll(dir) : null);
+  if (rc && !before) console.log(`${other} done; load ${load()}`);
 
   const n = files.length;
   const rows: (readonly string[])[] = [];
@@ -480,7 +485,8 @@ async function main(): Promise<void> {
   console.log(`\n${markdownTable(rc ? ['figure', 'filesift', other, 'ratio'] : ['figure', 'filesift'], rows)}`);
   console.log(`\nfilesift's run: ${fs.indexed} indexed; stage sums (index_run_completed, seconds over all threads): ` +
     Object.entries(fs.stageSeconds).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '));
-  printMemory(fs.memory);
+  printMemory(fs.memory, compare ? 'this build' : null);
+  if (rc && 'memory' in rc) printMemory((rc as FilesiftRun).memory, other);
 
   if (sample > 0) {
     const picked = spread(files, sample);

@@ -495,8 +495,9 @@ async function main(): Promise<void> {
   both('restart, nothing changed: seconds until idle', (s) => s.restart.idleSeconds, (v) => v.toFixed(2));
   both('restart, nothing changed: CPU seconds', (s) => s.restart.cpuSeconds, (v) => v.toFixed(2));
   console.log(`\n${markdownTable(rc ? ['figure', 'filesift', other, 'ratio'] : ['figure', 'filesift'], rows)}`);
-  console.log(`\nfilesift's run: ${fs.indexed} indexed; stage sums (index_run_completed, seconds over all threads): ` +
-    Object.entries(fs.stageSeconds).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '));
+  const stages = (run: FilesiftRun): string => Object.entries(run.stageSeconds).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ');
+  console.log(`\nfilesift's run: ${fs.indexed} indexed; stage sums (index_run_completed, seconds over all threads): ${stages(fs)}`);
+  if (rc && 'stageSeconds' in rc) console.log(`the ${other}'s run: ${(rc as FilesiftRun).indexed} indexed; stage sums: ${stages(rc as FilesiftRun)}`);
   printMemory(fs.memory, compare ? 'this build' : null);
   if (rc && 'memory' in rc) printMemory((rc as FilesiftRun).memory, other);
 

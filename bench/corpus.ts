@@ -482,11 +482,10 @@ async function main(): Promise<void> {
   both('CPU ms per file', (s) => (1000 * s.cpuSeconds) / n, (v) => v.toFixed(1));
   both('wall seconds until idle', (s) => s.wallSeconds, (v) => v.toFixed(1));
   both('peak RSS (MB; the process tree, the database-creating child included)', (s) => s.peakRssBytes, mb);
-  if (fs.servicePeakRssBytes !== undefined && (!rc || rc.servicePeakRssBytes !== undefined)) {
-    // The first start's database is created by a child process (~650–800 MB for a few seconds, before any file):
-    // the tree's peak is often that child's; this is the service's own, indexing.
-    both('… the service process alone (VmHWM)', (s) => s.servicePeakRssBytes ?? 0, mb);
-  }
+  // The first start's database is created by a child process (~650–800 MB for a few seconds, before any file): the
+  // tree's peak is often that child's; this is the service's own, indexing (Recoll has no such row).
+  if (rc?.servicePeakRssBytes !== undefined) both('… the service process alone (VmHWM)', (s) => s.servicePeakRssBytes ?? 0, mb);
+  else row('… the service process alone (VmHWM)', mb(fs.servicePeakRssBytes ?? 0), rc ? '–' : null, '');
   both('index on disk after the run (MB)', (s) => s.diskBytes, mb);
   both('… after a checkpoint (MB)', (s) => s.checkpointedBytes, mb);
   row('… of which write-ahead log (MB)', fs.walBytes === null ? '–' : mb(fs.walBytes), rc ? '–' : null, '');

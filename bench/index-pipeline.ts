@@ -16,7 +16,8 @@
  *      per-file code are not timed: a short run would otherwise carry them);
  *   2. index the corpus, timed: files/s, chunks/s, MB/s, CPU seconds (all threads), peak RSS;
  *   3. re-chunk the stored text and title of every file exactly as the pipeline did, tokenise, batch per file as
- *      the embedder does, and run plain ONNX sessions on N threads (bench/lib/bare-model.ts): the ceiling;
+ *      the embedder does, and run plain ONNX sessions (the built-in embedder: its kernel over one shared table) on
+ *      N threads (bench/lib/bare-model.ts): the ceiling;
  *   4. pipeline/bare = pipeline chunks/s ÷ bare chunks/s; pipeline/bare CPU = bare CPU per chunk ÷ pipeline's;
  *   5. a second table: a file's CPU time by stage, each stage measured alone on up to 300 of the files spread over
  *      the corpus (bench/lib/breakdown.ts), a vector index build (0 when the index exists before the first vector)
@@ -38,7 +39,7 @@ import type { Embedder } from '../src/pipeline/embedders/types.js';
 import { startService } from '../src/service.js';
 import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
 import { sharedPath } from '../test/helpers/shared.js';
-import { batchesOf, runBare } from './lib/bare-model.js';
+import { batchesOf, runBare, type BareModel } from './lib/bare-model.js';
 import { listFiles } from './lib/bench-service.js';
 import { listOption, positiveInt, positiveIntList, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { spread, stageBreakdown, type Breakdown } from './lib/breakdown.js';
@@ -171,7 +172,7 @@ async function child(config: ChildConfig): Promise<ChildResult> {
     const bytes = known.reduce((n, k) => n + k.size, 0);
 
     // The bare model's input: the very chunks the pipeline made, from the stored text and title.
-    const { embedder, tokenize, batchSize, modelPath, output } = await bareSetup(config);
+    const { embedder, tokenize, batchSize, model } = await bareSetup(config);
     const files: number[][][][] = [];
     const paths: string[] = [];
     for (const k of known) {
@@ -185,7 +186,7 @@ async function child(config: ChildConfig): Promise<ChildResult> {
     await service.close('benchmark done');
     const breakdown = await stageBreakdown(spread(paths, 300), embedder);
     await embedder.close();
-    const bare = await runBare({ modelPath, output, threads: config.threads, files });
+    const bare = await runBare({ model, threads: config.threads, files });
 
     return {
       embedder: config.embedder,
@@ -208,20 +209,21 @@ async function child(config: ChildConfig): Promise<ChildResult> {
   }
 }
 
-async function bareSetup(config: ChildConfig): Promise<{ embedder: Embedder; tokenize: Tokenize; batchSize: number; modelPath: string; output: string }> {
+async function bareSetup(config: ChildConfig): Promise<{ embedder: Embedder; tokenize: Tokenize; batchSize: number; model: BareModel }> {
   if (config.modelDir) {
     const embedder = await TransformerEmbedder.load(config.modelDir);
     const modelConfig = readModelConfig(config.modelDir);
     const tokenizer = loadModelTokenizer(config.modelDir, modelConfig);
     // TransformerEmbedder defaults: windows of the model's max_seq_length (256 when unknown), batches of 8.
     const maxTokens = modelConfig.maxTokens ?? 256;
-    return { embedder, tokenize: (t) => tokenizer.encode(t, maxTokens), batchSize: 8, modelPath: path.join(config.modelDir, 'model.onnx'), output: 'last_hidden_state' };
+    const model: BareModel = { kind: 'onnx', modelPath: path.join(config.modelDir, 'model.onnx'), output: 'last_hidden_state' };
+    return { embedder, tokenize: (t) => tokenizer.encode(t, maxTokens), batchSize: 8, model };
   }
   const dir = defaultBuiltinDir();
-  const meta = readStaticMeta(dir);
-  if (!meta) throw new Error('the built-in embedder is not built');
+  if (!readStaticMeta(dir)) throw new Error('the built-in embedder is not built');
   const embedder = await StaticEmbedder.load(dir);
-  return { embedder, tokenize: (t) => embedder.tokenizer.ids(t), batchSize: 64, modelPath: path.join(dir, 'model.onnx'), output: meta.graph.output };
+  // The bare threads share this one table, as the pipeline threads share the pool's.
+  return { embedder, tokenize: (t) => embedder.tokenizer.ids(t), batchSize: 64, model: { kind: 'static', table: embedder.table.shared() } };
 }
 
 // --------------------------------------------------------------------------------------------- parent process

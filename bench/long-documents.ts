@@ -200,7 +200,7 @@ try {
   const source = join(scratch, 'source');
   cpSync(args.dir, source, { recursive: true });
   const writes = (await loadKeptWrites(source, { limit: args.files, chunks: false })).filter((w) => w.embeddingModel.startsWith('static:'));
-  const unboundedEmbedder = await StaticEmbedder.load(defaultBuiltinDir(), { intraOpThreads: 1, maxChunks: 0 });
+  const unboundedEmbedder = await StaticEmbedder.load(defaultBuiltinDir(), { maxChunks: 0 });
   const model = `static:${unboundedEmbedder.info.model}`;
   const unbounded = await embedAll(writes, unboundedEmbedder);
   const queries = sampleQueries(writes, unbounded.chunksOf, unboundedEmbedder);
@@ -222,7 +222,7 @@ try {
     if (args.kinds.includes('first')) await run(`first-${k}`, unbounded.chunksOf.map((c) => c.slice(0, k)), unbounded.cpu);
     if (args.kinds.includes('pool')) await run(`pool-${k}`, unbounded.chunksOf.map((c) => pool(c, k)), unbounded.cpu);
     if (args.kinds.includes('wide')) {
-      const embedder = await StaticEmbedder.load(defaultBuiltinDir(), { intraOpThreads: 1, maxChunks: k });
+      const embedder = await StaticEmbedder.load(defaultBuiltinDir(), { maxChunks: k });
       const wide = await embedAll(writes, embedder);
       await embedder.close();
       await run(`wide-${k}`, wide.chunksOf, wide.cpu);

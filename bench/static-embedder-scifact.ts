@@ -6,7 +6,7 @@
  *
  * Each file is chunked and its chunks embedded as an indexing task would (one file at a time; text = the
  * whole file, title = its first line), a document scores its best chunk's cosine with the query (brute force), nDCG@10 over the split's
- * queries. Throughput counts whole documents (tokenise + chunk + embed) on one onnxruntime thread, per
+ * queries. Throughput counts whole documents (tokenise + chunk + embed) on one thread, per
  * second of wall time and per second of the process's CPU time (the machine may be shared).
  */
 import { performance } from 'node:perf_hooks';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   }));
 
   let t0 = performance.now();
-  const embedder = await StaticEmbedder.load(builtinDir, { intraOpThreads: 1, chunkWords, overlapWords });
+  const embedder = await StaticEmbedder.load(builtinDir, { chunkWords, overlapWords });
   const loadMs = performance.now() - t0;
   const docs = loadDocs();
   const { queries, qrels } = loadQueries(split);

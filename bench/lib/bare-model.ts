@@ -1,9 +1,15 @@
 /**
  * The bare-model baseline: the same chunks the pipeline embedded, pre-tokenised and batched the way the
  * embedder batches them (per file, longest first, batches of 8), run through plain ONNX sessions in N worker
- * threads (one intra-op thread each, the pipeline's layout), files handed out to whichever thread is free.
+ * threads (one intra-op thread each, the pipeline's layout), files handed out to whichever thread is free. The
+ * built-in embedder's baseline is its own kernel (StaticTable.embed) on the process's one shared table, as the
+ * pipeline threads compute it.
  */
 import { Worker } from 'node:worker_threads';
+import type { SharedStaticTable } from '../../src/pipeline/embedders/static-table.js';
+
+/** What the bare threads run: an ONNX graph (a transformer) or the built-in embedder's kernel over a shared table. */
+export type BareModel = { kind: 'onnx'; modelPath: string; output: string } | { kind: 'static'; table: SharedStaticTable };
 
 export interface BareResult {
   seconds: number;
@@ -19,12 +25,10 @@ export function batchesOf(rows: number[][], batchSize: number): number[][][] {
   return out;
 }
 
-export async function runBare(options: { modelPath: string; output: string; threads: number; files: number[][][][] }): Promise<BareResult> {
+export async function runBare(options: { model: BareModel; threads: number; files: number[][][][] }): Promise<BareResult> {
   const workers = await Promise.all(
     Array.from({ length: options.threads }, async () => {
-      const worker = new Worker(new URL('./bare-model.worker.js', import.meta.url), {
-        workerData: { modelPath: options.modelPath, output: options.output },
-      });
+      const worker = new Worker(new URL('./bare-model.worker.js', import.meta.url), { workerData: options.model });
       await new Promise<void>((resolve, reject) => {
         worker.once('message', () => resolve());
         worker.once('error', reject);

@@ -22,13 +22,14 @@ if (!parsed.ok) {
   result = { outcome: parsed.code === 'contains_secret' ? 'excluded' : `failed:${parsed.code}`, reason: parsed.reason, parseMs };
 } else {
   const doc = parsed.doc;
-  const embedder = await loadEmbedder({ builtinDir: defaultBuiltinDir(), intraOpThreads: 1 });
+  const embedder = await loadEmbedder({ builtinDir: defaultBuiltinDir() });
   const enriched = await enrich(
     {
       kind: 'enrich',
       doc,
       embedder: { modelDir: null, builtinDir: defaultBuiltinDir(), generation: 0 },
       words: null,
+      table: null,
       analyze: { provider: 'local', model: 'extractive', timeoutMs: 30_000, maxInputChars: 100_000 },
       embed: true,
     },

@@ -1,12 +1,22 @@
 import { Worker } from 'node:worker_threads';
 import { releaseProxy, wrap, type Remote } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { holdBuiltin, type BuiltinHold, type SharedWords } from '../pipeline/embedders/builtin-memory.js';
+import { describeEmbedder } from '../pipeline/embedders/index.js';
+import type { SharedStaticTable } from '../pipeline/embedders/static-table.js';
 import type { EmbedderInfo } from '../pipeline/embedders/types.js';
 import { workerPath } from '../paths.js';
 
-export interface QueryEmbedderData {
+/** Where the lane loads its embedder from. */
+export interface QueryEmbedderLocation {
   modelDir: string | null;
   builtinDir: string;
+}
+
+export interface QueryEmbedderData extends QueryEmbedderLocation {
+  /** The built-in embedder's vocabulary index and table, the process's copies (null: a transformer, or unreadable). */
+  words: SharedWords | null;
+  table: SharedStaticTable | null;
 }
 
 export interface QueryEmbedderWorkerApi {
@@ -30,18 +40,24 @@ export class QueryEmbedder {
     private readonly worker: Worker,
     private readonly remote: Remote<QueryEmbedderWorkerApi>,
     readonly info: EmbedderInfo,
+    private readonly builtin: BuiltinHold | null,
   ) {}
 
-  static async start(data: QueryEmbedderData): Promise<QueryEmbedder> {
+  static async start(location: QueryEmbedderLocation): Promise<QueryEmbedder> {
+    const which = describeEmbedder({ modelDir: location.modelDir ?? undefined, builtinDir: location.builtinDir });
+    // The built-in embedder computes from the process's one table and vocabulary index, the pipeline threads' too.
+    const builtin = which.ok && which.kind === 'static' ? holdBuiltin(location.builtinDir) : null;
+    const data: QueryEmbedderData = { ...location, words: builtin?.words() ?? null, table: builtin?.table() ?? null };
     const worker = new Worker(workerPath('query-embedder.worker'), { workerData: data });
     const remote = wrap<QueryEmbedderWorkerApi>(nodeEndpoint(worker));
     try {
       const info = await remote.load();
       worker.unref();
-      return new QueryEmbedder(worker, remote, info);
+      return new QueryEmbedder(worker, remote, info, builtin);
     } catch (err) {
       remote[releaseProxy]();
       await worker.terminate();
+      builtin?.release();
       throw err;
     }
   }
@@ -79,6 +95,7 @@ export class QueryEmbedder {
     } finally {
       this.remote[releaseProxy]();
       await this.worker.terminate();
+      this.builtin?.release();
     }
   }
 }

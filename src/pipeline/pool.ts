@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { Limiter } from '../lib/limiter.js';
-import { WordIndex } from '../lib/word-index.js';
 import { workerPath } from '../paths.js';
+import { holdBuiltin, type BuiltinHold } from './embedders/builtin-memory.js';
+import { describeEmbedder } from './embedders/index.js';
+import type { SharedStaticTable } from './embedders/static-table.js';
 import type { EmbedderInfo } from './embedders/types.js';
 import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask, ProbeTask, SharedWords, TaskResult } from './task.js';
 import type { ParseOutcome } from './types.js';
@@ -35,6 +35,8 @@ export interface PipelinePoolOptions extends EmbedderLocation {
   heapLimits?: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb?: number };
   /** The worker entry (default workers/pipeline.worker.js); tests substitute a misbehaving one. */
   workerFile?: string;
+  /** Test seam: how long an idle thread stays (default a minute). */
+  idleTimeoutMs?: number;
 }
 
 /** Why a task did not give a result: the pool carries on either way. */
@@ -69,8 +71,10 @@ export class PipelinePool {
   readonly #loading = new WeakMap<Worker, Promise<void>>();
   /** Bumped by useEmbedder: the same folder may hold another model after a pull, so the path alone is no key. */
   #generation = 0;
-  /** The built-in vocabulary's index for the threads (undefined: not built while threads run; null: unreadable). */
-  #words: SharedWords | null | undefined;
+  /** The built-in embedder's shared memory, held while threads may use it (undefined: not held). */
+  #builtin: BuiltinHold | undefined;
+  /** Whether this generation's embedder is the built-in one (undefined: not asked yet). */
+  #static: boolean | undefined;
 
   constructor(private options: PipelinePoolOptions) {
     if (!Number.isInteger(options.threads) || options.threads < 1) {
@@ -87,12 +91,12 @@ export class PipelinePool {
       // of module and model loading); they stay a minute after their last task.
       minThreads: 0,
       maxThreads: options.threads,
-      idleTimeout: 60_000,
+      idleTimeout: options.idleTimeoutMs ?? 60_000,
       resourceLimits: options.heapLimits ?? PIPELINE_HEAP_LIMITS,
     });
     this.#trackLoading(pool);
-    // The shared vocabulary goes once the last thread has: an idle service does not keep it.
-    pool.on('workerDestroy', () => setImmediate(() => this.#threadCount() === 0 && (this.#words = undefined)));
+    // The shared vocabulary and table go once the last thread has: an idle service does not keep them.
+    pool.on('workerDestroy', () => setImmediate(() => this.#threadCount() === 0 && this.#releaseBuiltin()));
     return pool;
   }
 
@@ -104,19 +108,28 @@ export class PipelinePool {
 
   /**
    * The built-in vocabulary's index (~11 MB: the embedder's tokenizer and the keyword rarity look words up in it),
-   * built here once and sent with every enrich and embed task, so the threads share one copy instead of each
+   * read here once and sent with every enrich and embed task, so the threads share one copy instead of each
    * building its own (README "Memory"). Null when the file cannot be read: each thread then reports that itself.
    */
   #sharedWords(): SharedWords | null {
-    if (this.#words === undefined) {
-      const file = path.join(this.options.builtinDir, 'vocab.txt');
-      try {
-        this.#words = { file, index: new WordIndex(readFileSync(file, 'utf8')).shared() };
-      } catch {
-        this.#words = null;
-      }
+    return (this.#builtin ??= holdBuiltin(this.options.builtinDir)).words();
+  }
+
+  /**
+   * The built-in embedder's table (~35 MB), read here once and sent with the tasks that embed while it is the
+   * embedder, so every thread computes from one copy (README "Memory"); null while a transformer is the embedder.
+   */
+  #sharedTable(): SharedStaticTable | null {
+    if (this.#static === undefined) {
+      const which = describeEmbedder({ modelDir: this.options.modelDir ?? undefined, builtinDir: this.options.builtinDir });
+      this.#static = which.ok && which.kind === 'static';
     }
-    return this.#words;
+    return this.#static ? (this.#builtin ??= holdBuiltin(this.options.builtinDir)).table() : null;
+  }
+
+  #releaseBuiltin(): void {
+    this.#builtin?.release();
+    this.#builtin = undefined;
   }
 
   /**
@@ -162,18 +175,19 @@ export class PipelinePool {
     return this.#run<PrepareTask>({ kind: 'prepare', ...task }, options);
   }
 
-  enrich(task: Omit<EnrichTask, 'kind' | 'embedder' | 'words'>, options: RunOptions): Promise<TaskOutcome<EnrichResult>> {
-    return this.#run<EnrichTask>({ kind: 'enrich', ...task, embedder: this.#embedderSource(), words: this.#sharedWords() }, options);
+  enrich(task: Omit<EnrichTask, 'kind' | 'embedder' | 'words' | 'table'>, options: RunOptions): Promise<TaskOutcome<EnrichResult>> {
+    const table = task.embed ? this.#sharedTable() : null;
+    return this.#run<EnrichTask>({ kind: 'enrich', ...task, embedder: this.#embedderSource(), words: this.#sharedWords(), table }, options);
   }
 
   /** Re-embeds stored text (a model change): chunk + embed, no parsing or analysis. */
-  embed(task: Omit<EmbedTask, 'kind' | 'embedder' | 'words'>, options: RunOptions): Promise<TaskOutcome<EmbedResult>> {
-    return this.#run<EmbedTask>({ kind: 'embed', ...task, embedder: this.#embedderSource(), words: this.#sharedWords() }, options);
+  embed(task: Omit<EmbedTask, 'kind' | 'embedder' | 'words' | 'table'>, options: RunOptions): Promise<TaskOutcome<EmbedResult>> {
+    return this.#run<EmbedTask>({ kind: 'embed', ...task, embedder: this.#embedderSource(), words: this.#sharedWords(), table: this.#sharedTable() }, options);
   }
 
   /** Loads the embedder in a thread and answers what it is (or, as a task_error, why it cannot load). */
   probe(options: RunOptions): Promise<TaskOutcome<EmbedderInfo>> {
-    return this.#run<ProbeTask>({ kind: 'probe', embedder: this.#embedderSource() }, options);
+    return this.#run<ProbeTask>({ kind: 'probe', embedder: this.#embedderSource(), table: this.#sharedTable() }, options);
   }
 
   /**
@@ -253,7 +267,9 @@ export class PipelinePool {
   useEmbedder(location: EmbedderLocation): void {
     this.options = { ...this.options, modelDir: location.modelDir, builtinDir: location.builtinDir };
     this.#generation += 1;
-    this.#words = undefined;
+    this.#static = undefined;
+    // Threads still using the old copies keep them; the next task takes (or reads) the current build's.
+    this.#releaseBuiltin();
   }
 
   /** What the threads load their embedder from. */
@@ -298,6 +314,7 @@ export class PipelinePool {
     clearTimeout(timer);
     // A task still running after the grace period hangs: stop its thread.
     if (!closed) await Promise.all(pools.map((p) => p.destroy()));
+    this.#releaseBuiltin();
   }
 
   /** Stops without waiting for tasks (those in flight fail); threads still loading are let finish first. */
@@ -308,5 +325,6 @@ export class PipelinePool {
         await p.destroy();
       }),
     );
+    this.#releaseBuiltin();
   }
 }

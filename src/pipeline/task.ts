@@ -8,7 +8,8 @@
  * where the embedder comes from, so a model change is the next task's business, not a restart of the threads.
  * The store stage runs on the main side (the store actor writes; workers never touch the database).
  */
-import type { SharedWordIndex } from '../lib/word-index.js';
+import type { SharedWords } from './embedders/builtin-memory.js';
+import type { SharedStaticTable } from './embedders/static-table.js';
 import type { Embedder, EmbedderInfo } from './embedders/types.js';
 import { analyze, type AnalyzeOptions } from './stages/analyze.js';
 import { parseFile, type ParseOptions } from './stages/parse.js';
@@ -29,12 +30,7 @@ export interface EmbedderSource {
   generation: number;
 }
 
-/** The built-in vocabulary's index, built once by the pool: a thread adopts it instead of building its own. */
-export interface SharedWords {
-  /** The vocabulary file it indexes (what the thread's readers ask WordIndex.fromFile for). */
-  file: string;
-  index: SharedWordIndex;
-}
+export type { SharedWords } from './embedders/builtin-memory.js';
 
 export interface EnrichTask {
   kind: 'enrich';
@@ -43,6 +39,8 @@ export interface EnrichTask {
   embedder: EmbedderSource;
   /** Set by the pool; null when it could not build it (the thread then reads the file itself). */
   words: SharedWords | null;
+  /** Set by the pool: the built-in embedder's table when that is the embedder; else null (read by the thread if needed). */
+  table: SharedStaticTable | null;
   analyze: Omit<AnalyzeOptions, 'signal'>;
   /** False when no embedder is available: the file is indexed for keyword search only. */
   embed: boolean;
@@ -60,12 +58,16 @@ export interface EmbedTask {
   embedder: EmbedderSource;
   /** Set by the pool. */
   words: SharedWords | null;
+  /** Set by the pool. */
+  table: SharedStaticTable | null;
 }
 
 export interface ProbeTask {
   kind: 'probe';
   /** Set by the pool. */
   embedder: EmbedderSource;
+  /** Set by the pool. */
+  table: SharedStaticTable | null;
 }
 
 export type PipelineTask = PrepareTask | EnrichTask | EmbedTask | ProbeTask;

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { builtinHolders, holdBuiltin } from '../../src/pipeline/embedders/builtin-memory.js';
 import { defaultBuiltinDir } from '../../src/pipeline/embedders/index.js';
+import { StaticTokenizer } from '../../src/pipeline/embedders/static.js';
 import { QueryEmbedder } from '../../src/models/query-embedder.js';
 import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
 import { sharedPath } from '../helpers/shared.js';
@@ -29,6 +31,29 @@ describe('QueryEmbedder', () => {
     } finally {
       await embedder.close();
     }
+  });
+
+  it("embeds with the process's one table and vocabulary index (the pipeline threads' copies), held while it runs", async () => {
+    const key = path.resolve(defaultBuiltinDir());
+    const pool = holdBuiltin(defaultBuiltinDir()); // as the pipeline pool holds them
+    const [id] = StaticTokenizer.fromVocabFile(path.join(defaultBuiltinDir(), 'vocab.txt')).ids('lighthouse');
+    const embedder = await QueryEmbedder.start({ modelDir: null, builtinDir: defaultBuiltinDir() });
+    try {
+      expect(builtinHolders()[key]).to.deep.equal({ holders: 2, words: true, table: true });
+      expect(await embedder.embed('lighthouse')).to.have.length(100);
+      const weights = pool.table()!.weights;
+      const weight = weights[id!]!;
+      weights[id!] = 0; // the lane's thread computes from this very memory
+      try {
+        expect(Array.from(await embedder.embed('lighthouse lighthouse')).every((x) => x === 0)).to.equal(true); // not the cached query
+      } finally {
+        weights[id!] = weight;
+      }
+    } finally {
+      await embedder.close();
+    }
+    expect(builtinHolders()[key]?.holders).to.equal(1);
+    pool.release();
   });
 
   it('uses a transformer model folder when one is given', async () => {

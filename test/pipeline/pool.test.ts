@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { builtinHolders, holdBuiltin } from '../../src/pipeline/embedders/builtin-memory.js';
 import { defaultBuiltinDir } from '../../src/pipeline/embedders/index.js';
+import { StaticTokenizer } from '../../src/pipeline/embedders/static.js';
 import { PipelinePool } from '../../src/pipeline/pool.js';
 import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
 import { sharedPath } from '../helpers/shared.js';
@@ -60,6 +62,43 @@ describe('PipelinePool', () => {
     pool.useEmbedder({ modelDir: null, builtinDir: defaultBuiltinDir() });
     const back = await pool.embed({ path: '/z.txt', text: 'a lighthouse keeper', title: '' }, timing);
     expect(back.ok && back.value.embedder).to.include({ kind: 'static', dimension: 100 });
+  });
+
+  it("threads embed with the process's one table: the pool reads it once, sends it, and drops it with the last thread", async () => {
+    const idle = new PipelinePool({ threads: 2, modelDir: null, builtinDir: defaultBuiltinDir(), idleTimeoutMs: 300 });
+    const key = path.resolve(defaultBuiltinDir());
+    const [id] = StaticTokenizer.fromVocabFile(path.join(defaultBuiltinDir(), 'vocab.txt')).ids('lighthouse');
+    const watcher = holdBuiltin(defaultBuiltinDir()); // the same memory as the pool's (a query lane holds it so)
+    try {
+      const first = await Promise.all([1, 2, 3, 4].map(() => idle.embed({ path: '/l.txt', text: 'lighthouse', title: '' }, timing)));
+      for (const r of first) expect(r.ok && r.value.chunks).to.have.length(1);
+      expect(builtinHolders()[key]).to.deep.equal({ holders: 2, words: true, table: true });
+      // Silence the word in the shared table: every thread's next vector for it has no direction (so no chunk).
+      const weights = watcher.table()!.weights;
+      const weight = weights[id!]!;
+      weights[id!] = 0;
+      try {
+        const silenced = await Promise.all([1, 2, 3, 4].map(() => idle.embed({ path: '/l.txt', text: 'lighthouse', title: '' }, timing)));
+        expect(idle.workers()).to.have.length(2);
+        for (const r of silenced) expect(r.ok && r.value).to.include({ emptyChunks: 1 });
+      } finally {
+        weights[id!] = weight;
+      }
+      while (idle.stats().threads > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(builtinHolders()[key]?.holders).to.equal(1); // the pool let go once its last thread ended
+    } finally {
+      watcher.release();
+      await idle.destroy();
+    }
+    expect(builtinHolders()).to.not.have.property(key);
+  });
+
+  it('reads no table while a transformer is the embedder', async () => {
+    pool.useEmbedder({ modelDir, builtinDir: defaultBuiltinDir() });
+    const outcome = await pool.embed({ path: '/y.txt', text: 'a lighthouse keeper', title: '' }, timing);
+    expect(outcome.ok && outcome.value.embedder.kind).to.equal('transformer');
+    expect(builtinHolders()[path.resolve(defaultBuiltinDir())]).to.deep.equal({ holders: 1, words: true, table: false });
   });
 
   it('reports a model that cannot load as a task error, not a crash', async () => {

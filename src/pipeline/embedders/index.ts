@@ -1,14 +1,16 @@
 /**
  * Picks the active embedder: the transformer when its model folder holds model.onnx and a tokenizer, else the
  * built-in static one. `describeEmbedder` answers the same question from the file system alone (no model
- * loading), so the service can report which model is active, and why, cheaply.
+ * loading), so the service can report which model is active, and why, cheaply. The transformer's module (and with
+ * it onnxruntime, a 44 MB native library) is imported only when a transformer loads: a process that only ever
+ * uses the built-in embedder never maps it.
  */
 import path from 'node:path';
 import { builtinEmbedderDir } from '../../paths.js';
 import type { Embedder } from './types.js';
 import { BUILD_COMMAND, readStaticMeta, StaticEmbedder, type StaticOptions } from './static.js';
 import { missingTransformerFiles, readModelConfig } from './model-config.js';
-import { TransformerEmbedder, type TransformerOptions } from './transformer.js';
+import type { TransformerOptions } from './transformer.js';
 
 export type { Embedder, EmbedderInfo } from './types.js';
 
@@ -17,10 +19,11 @@ export interface LoadEmbedderOptions {
   modelDir?: string;
   /** Folder of the built-in embedder build (see defaultBuiltinDir()). */
   builtinDir: string;
-  /** onnxruntime intra-op threads (default 1). */
+  /** onnxruntime intra-op threads of a transformer (default 1). */
   intraOpThreads?: number;
   transformer?: Omit<TransformerOptions, 'intraOpThreads'>;
-  static?: Omit<StaticOptions, 'intraOpThreads'>;
+  /** The built-in embedder's options; `table`: the process's shared table (see builtin-memory.ts). */
+  static?: StaticOptions;
 }
 
 export type EmbedderDescription =
@@ -95,7 +98,8 @@ export async function loadEmbedder(options: LoadEmbedderOptions): Promise<Embedd
   const which = describeEmbedder(options);
   if (!which.ok) throw new Error(which.reason);
   if (which.kind === 'transformer') {
+    const { TransformerEmbedder } = await import('./transformer.js');
     return TransformerEmbedder.load(which.dir, { ...options.transformer, intraOpThreads: options.intraOpThreads });
   }
-  return StaticEmbedder.load(which.dir, { ...options.static, intraOpThreads: options.intraOpThreads });
+  return StaticEmbedder.load(which.dir, options.static);
 }

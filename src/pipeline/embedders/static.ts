@@ -1,8 +1,9 @@
 /**
- * The built-in offline embedder: a SIF-weighted average of GloVe word vectors, computed by the ONNX graph
- * that `npm run build:embedder` (scripts/build-static-embedder.ts) writes. This module only tokenises:
- * words are lowercased and accent-folded, looked up whole, and, when a hyphenated word is unknown, by its
- * parts (GloVe knows "t-cell" but not "il-6-mediated"). Words the vocabulary lacks are dropped.
+ * The built-in offline embedder: a SIF-weighted average of GloVe word vectors, from the table that `npm run
+ * build:embedder` (scripts/build-static-embedder.ts) writes, computed by static-table.ts (plain TypeScript over one
+ * table per process, shared by every thread that embeds). This module tokenises and chunks: words are lowercased
+ * and accent-folded, looked up whole, and, when a hyphenated word is unknown, by its parts (GloVe knows "t-cell"
+ * but not "il-6-mediated"). Words the vocabulary lacks are dropped.
  *
  * Chunks: 96 words (roughly a paragraph), 12 shared, the title prepended to each. Measured on the
  * SciFact train queries (bench/static-embedder-scifact.ts, dense only, best chunk per document), shorter
@@ -19,7 +20,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Chunk } from '../types.js';
 import type { Embedder, EmbedderInfo } from './types.js';
-import { openSession, type OnnxSession } from './onnx-session.js';
+import { StaticTable, type SharedStaticTable, type StaticTableFiles } from './static-table.js';
 import { windows } from './windows.js';
 import { WordIndex } from '../../lib/word-index.js';
 
@@ -32,13 +33,15 @@ export interface StaticEmbedderMeta {
   vocabSize: number;
   sif: { a: number; zipfExponent: number; probability: string };
   quantization: string;
-  graph: { inputs: string[]; output: string; padId: number };
+  /** The table's files: int8 rows (vocabSize × dimension) and float32 row weights, raw little-endian. */
+  table: StaticTableFiles & { padId: number };
   source: { package: string; version: string; file: string; bytes: number; mtimeMs: number; sha256: string };
   files: Record<string, { bytes: number; sha256: string }>;
 }
 
 export interface StaticOptions {
-  intraOpThreads?: number;
+  /** The table, read by another thread (shared memory: not copied); by default the thread reads the files. */
+  table?: SharedStaticTable;
   /** Words per chunk (default 96; a hyphenated word looked up by parts counts each part). */
   chunkWords?: number;
   /** Words shared by consecutive chunks (default 12). */
@@ -48,8 +51,6 @@ export interface StaticOptions {
    * whole text is still covered (see boundedWindows below).
    */
   maxChunks?: number;
-  /** Texts per onnxruntime call (default 64). */
-  batchSize?: number;
 }
 
 /** The command that builds the built-in embedder, for error messages. */
@@ -85,11 +86,14 @@ export class StaticTokenizer {
    */
   private readonly singles: (readonly number[] | undefined)[] = [];
   readonly size: number;
+  /** Lines of the vocabulary: every id is below it. */
+  readonly lines: number;
 
   /** From the vocabulary's words in id order (tests), or its index (the vocabulary file, shared per thread). */
   constructor(words: readonly string[] | WordIndex) {
     this.vocab = words instanceof WordIndex ? words : new WordIndex(words.join('\n'));
     this.size = this.vocab.distinct - (this.vocab.lines > 0 ? 1 : 0); // [PAD] is no word
+    this.lines = this.vocab.lines;
   }
 
   static fromVocabFile(file: string): StaticTokenizer {
@@ -141,16 +145,9 @@ export function readStaticMeta(dir: string): StaticEmbedderMeta | undefined {
     return undefined; // unreadable or half-written: treat as not built
   }
   const complete = Object.keys(meta.files ?? {}).every((f) => existsSync(path.join(dir, f)));
-  return meta.kind === 'static' && complete ? meta : undefined;
+  // A build without `table` (an ONNX graph, builder version 1) is rebuilt by `npm run build`.
+  return meta.kind === 'static' && meta.table !== undefined && complete ? meta : undefined;
 }
-
-/**
- * Tokens (rows × the widest row) one onnxruntime call is given at most. The graph holds a [rows, width, 100] float
- * tensor of word vectors, and onnxruntime keeps its largest allocation for later calls: the 32 widened windows of
- * a 400,000-word text in one call took +307 MB of RSS (+106 MB with this budget), where 64 rows of 96 words and a
- * title are ~3 MB.
- */
-const MAX_BATCH_TOKENS = 8192;
 
 /** Chunks a document gets at most: measured in bench/long-documents.ts (README "Long documents"). */
 export const DEFAULT_MAX_CHUNKS = 32;
@@ -186,7 +183,6 @@ function positiveInt(name: string, value: number | undefined, fallback: number):
 export class StaticEmbedder implements Embedder {
   private readonly chunkWords: number;
   private readonly overlapWords: number;
-  private readonly batchSize: number;
   private readonly maxChunks: number;
   /** Token ids of the latest chunk() result by chunk text (one document's worth), so embed() skips them. */
   private readonly lastChunkIds = new Map<string, number[]>();
@@ -194,8 +190,7 @@ export class StaticEmbedder implements Embedder {
   private constructor(
     readonly info: EmbedderInfo,
     readonly tokenizer: StaticTokenizer,
-    private readonly session: OnnxSession,
-    private readonly output: string,
+    readonly table: StaticTable,
     options: StaticOptions,
   ) {
     this.chunkWords = positiveInt('chunkWords', options.chunkWords, 96);
@@ -203,7 +198,6 @@ export class StaticEmbedder implements Embedder {
     if (!Number.isInteger(this.overlapWords) || this.overlapWords < 0 || this.overlapWords > this.chunkWords >> 1) {
       throw new Error('options.overlapWords must be an integer between 0 and half of chunkWords');
     }
-    this.batchSize = positiveInt('batchSize', options.batchSize, 64);
     this.maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
     if (!Number.isInteger(this.maxChunks) || this.maxChunks < 0) throw new Error('options.maxChunks must be a non-negative integer');
   }
@@ -214,9 +208,15 @@ export class StaticEmbedder implements Embedder {
       throw new Error(`the built-in embedder is not built in ${dir}: run \`${BUILD_COMMAND}\``);
     }
     const tokenizer = StaticTokenizer.fromVocabFile(path.join(dir, 'vocab.txt'));
-    const session = await openSession(path.join(dir, 'model.onnx'), options);
+    const table = options.table ? new StaticTable(options.table) : StaticTable.read(dir, meta.table, meta.vocabSize, meta.dimension);
+    if (table.dimension !== meta.dimension || table.rows !== meta.vocabSize || tokenizer.lines !== table.rows) {
+      throw new Error(
+        `the built-in embedder in ${dir} does not fit together (${tokenizer.lines} words, a table of ${table.rows} rows of ` +
+          `${table.dimension}, meta.json ${meta.vocabSize} of ${meta.dimension}): run \`${BUILD_COMMAND} -- --force\``,
+      );
+    }
     const info: EmbedderInfo = { kind: 'static', model: meta.model, dimension: meta.dimension };
-    return new StaticEmbedder(info, tokenizer, session, meta.graph.output, options);
+    return new StaticEmbedder(info, tokenizer, table, options);
   }
 
   chunk(text: string, title: string): Chunk[] {
@@ -241,30 +241,7 @@ export class StaticEmbedder implements Embedder {
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((t) => this.lastChunkIds.get(t) ?? this.tokenizer.ids(t));
-    const order = encoded.map((_, i) => i).sort((a, b) => (encoded[b]?.length ?? 0) - (encoded[a]?.length ?? 0));
-    const result = new Array<Float32Array>(texts.length);
-    for (let b = 0; b < order.length; ) {
-      // Longest first, so the first row is the batch's width: as many rows as fit in the token budget.
-      const width = Math.max(1, encoded[order[b] as number]!.length);
-      const rowsFit = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_BATCH_TOKENS / width)));
-      const batch = order.slice(b, b + rowsFit);
-      b += batch.length;
-      const rows = batch.map((i) => encoded[i] as number[]);
-      const seq = Math.max(1, ...rows.map((r) => r.length));
-      const ids = new BigInt64Array(rows.length * seq); // 0 = [PAD]
-      const mask = new BigInt64Array(rows.length * seq);
-      rows.forEach((row, r) =>
-        row.forEach((id, c) => {
-          ids[r * seq + c] = BigInt(id);
-          mask[r * seq + c] = 1n;
-        }),
-      );
-      const out = await this.session.run({ input_ids: ids, attention_mask: mask }, [rows.length, seq], this.output);
-      const dim = this.info.dimension;
-      batch.forEach((i, r) => (result[i] = out.data.slice(r * dim, (r + 1) * dim)));
-    }
-    return result;
+    return texts.map((t) => this.table.embed(this.lastChunkIds.get(t) ?? this.tokenizer.ids(t)));
   }
 
   /** A query is embedded like any text: a word average has no query instruction. */
@@ -273,7 +250,8 @@ export class StaticEmbedder implements Embedder {
     return vector as Float32Array;
   }
 
+  /** Nothing to release: the table is garbage once no embedder of any thread holds it. */
   close(): Promise<void> {
-    return this.session.close();
+    return Promise.resolve();
   }
 }

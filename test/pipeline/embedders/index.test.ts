@@ -14,7 +14,7 @@ import { sharedPath } from '../../helpers/shared.js';
 describe('defaultBuiltinDir', () => {
   it('points at the build that `npm run build` makes', () => {
     expect(existsSync(path.join(defaultBuiltinDir(), 'meta.json'))).to.equal(true);
-    expect(existsSync(path.join(defaultBuiltinDir(), 'model.onnx'))).to.equal(true);
+    for (const file of ['vectors.i8', 'weights.f32', 'vocab.txt']) expect(existsSync(path.join(defaultBuiltinDir(), file)), file).to.equal(true);
   });
 });
 

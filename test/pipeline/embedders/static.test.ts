@@ -36,7 +36,7 @@ describe('StaticEmbedder', () => {
     const batched = await embedder.embed(texts);
     for (const [i, t] of texts.entries()) {
       const [single] = await embedder.embed([t]);
-      Array.from(single!).forEach((x, d) => expect(x).to.be.closeTo(batched[i]![d]!, 1e-6));
+      expect(Array.from(single!)).to.deep.equal(Array.from(batched[i]!));
     }
   });
 
@@ -80,11 +80,11 @@ describe('StaticEmbedder', () => {
         expect(c.index).to.equal(i);
         if (i > 0) expect(c.start).to.be.below(chunks[i - 1]!.end); // consecutive chunks overlap: no word left out
       }
-      // Wide windows go to onnxruntime a few at a time (a token budget per call), with the same vectors.
+      // Wide windows embed as they would alone.
       const all = await embedder.embed(chunks.map((c) => c.text));
       for (const i of [0, chunks.length - 1]) {
         const [alone] = await embedder.embed([chunks[i]!.text]);
-        Array.from(alone!).forEach((x, d) => expect(x).to.be.closeTo(all[i]![d]!, 1e-6));
+        expect(Array.from(alone!)).to.deep.equal(Array.from(all[i]!));
       }
       // Texts that fit in K 96-word chunks are chunked as before.
       expect(embedder.chunk(text, 'A title').every((c) => size(text.slice(c.start, c.end)) <= 96)).to.equal(true);
@@ -135,5 +135,24 @@ describe('StaticTokenizer', () => {
     const real = StaticTokenizer.fromVocabFile(path.join(defaultBuiltinDir(), 'vocab.txt'));
     expect(real.size).to.equal(341479);
     expect(real.ids('the')).to.deep.equal([1]);
+  });
+});
+
+describe('the built-in embedder without onnxruntime', () => {
+  it('loads and embeds in a process that never maps onnxruntime (only a transformer imports it)', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const index = new URL('../../../src/pipeline/embedders/index.js', import.meta.url).href;
+    const resolve = new URL('../../../src/models/resolve.js', import.meta.url).href;
+    const pool = new URL('../../../src/pipeline/pool.js', import.meta.url).href;
+    const script = `
+      const { loadEmbedder, defaultBuiltinDir } = await import(${JSON.stringify(index)});
+      await import(${JSON.stringify(resolve)}); await import(${JSON.stringify(pool)}); // the main thread's imports
+      const embedder = await loadEmbedder({ builtinDir: defaultBuiltinDir() });
+      const [v] = await embedder.embed(['a lighthouse keeper']);
+      const libraries = process.report.getReport().sharedObjects;
+      console.log(JSON.stringify({ dimension: v.length, onnx: libraries.filter((l) => /onnxruntime/.test(l)) }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+    expect(JSON.parse(stdout)).to.deep.equal({ dimension: 100, onnx: [] });
   });
 });

@@ -39,6 +39,7 @@ function executor(db: PGlite, statements: PgliteStatements, tx: Transaction | nu
     async exec(text: string): Promise<void> {
       await target.exec(text);
     },
+    bytesColumn: (expr) => expr, // binary results: the bytes as they are
   };
 }
 

@@ -8,9 +8,19 @@ const typeParsers = {
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * The result types of a queryBytes statement: bytea (hex, decoded natively by node-postgres) and the base64 text
+ * that bytesColumn() writes, both as bytes.
+ */
+const BYTES_TYPES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === TEXT_OID ? (value: string) => Buffer.from(value, 'base64') : pg.types.getTypeParser(oid, format ?? 'text'),
+};
+const TEXT_OID = 25;
+
 function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
   const queryBytes = async (text: string, params: readonly SqlValue[] = []): Promise<(Uint8Array | null)[][]> =>
-    (await target.query<(Uint8Array | null)[]>({ text, values: params as unknown[], rowMode: 'array' })).rows;
+    (await target.query<(Uint8Array | null)[]>({ text, values: params as unknown[], rowMode: 'array', types: BYTES_TYPES })).rows;
   return {
     async query<Row>(text: string, params: readonly SqlValue[] = []): Promise<SqlResult<Row>> {
       const result = await target.query(text, params as unknown[]);
@@ -24,6 +34,7 @@ function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
     async exec(text: string): Promise<void> {
       await target.query(text);
     },
+    bytesColumn: (expr) => `encode(${expr}, 'base64')`,
   };
 }
 

@@ -140,7 +140,12 @@ const TAIL_POSTING_RECORD =
  * afterwards) or every block's posting records in document order (term at a time: the whole evaluation's input in
  * one statement), then dead documents and unsealed postings. Terms no file contains are left out.
  */
-export function buildTermsStatement(rankText: string, settings: KeywordRankingSettings, blocks: 'bounds' | 'postings' = 'bounds'): SqlStatement {
+export function buildTermsStatement(
+  rankText: string,
+  settings: KeywordRankingSettings,
+  blocks: 'bounds' | 'postings' = 'bounds',
+  bytesColumn: (expr: string) => string = (expr) => expr,
+): SqlStatement {
   checkSettings(settings);
   const params = new SqlParams();
   const text = params.add(rankText, 'text');
@@ -180,9 +185,9 @@ SELECT convert_to(t.lexeme, 'UTF8'),
        float8send(${settings.queryTermFrequency ? 'cardinality(t.positions)' : '1'} * ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) * (${k1} + 1)),
        float8send(s.c1),
        float8send(s.c2),
-       t.blocks,
-       t.dead,
-       t.tail
+       ${bytesColumn('t.blocks')},
+       ${bytesColumn('t.dead')},
+       ${bytesColumn('t.tail')}
 FROM term t CROSS JOIN stats s
 WHERE t.df > 0
 ORDER BY t.ord`;
@@ -190,9 +195,13 @@ ORDER BY t.ord`;
 }
 
 /** The postings of the given blocks (lexeme, first document); rows: request number (int4, 1-based), postings. */
-export function buildBlocksStatement(lexemes: readonly string[], firstDocs: readonly number[]): SqlStatement {
+export function buildBlocksStatement(
+  lexemes: readonly string[],
+  firstDocs: readonly number[],
+  bytesColumn: (expr: string) => string = (expr) => expr,
+): SqlStatement {
   return {
-    text: `SELECT int4send(r.ord::integer), b.postings
+    text: `SELECT int4send(r.ord::integer), ${bytesColumn('b.postings')}
            FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r (lexeme, first_doc, ord)
            JOIN keyword_blocks b ON b.lexeme = r.lexeme AND b.first_doc = r.first_doc`,
     params: [[...lexemes], [...firstDocs]],

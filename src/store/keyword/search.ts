@@ -56,7 +56,7 @@ export function blockBound(score: (tf: number, dl: number) => number, weights: F
 }
 
 async function loadTerms(tx: SqlExecutor, query: ParsedQuery, settings: KeywordRankingSettings): Promise<{ terms: Term[]; dead: Set<number> }> {
-  const statement = buildTermsStatement(query.rankText, settings);
+  const statement = buildTermsStatement(query.rankText, settings, 'bounds', tx.bytesColumn);
   const weights = fieldWeightList(settings);
   const dead = new Set<number>();
   const terms = await tx.readBytes(statement.text, statement.params, (rows) =>
@@ -81,7 +81,7 @@ async function loadPostings(
   settings: KeywordRankingSettings,
   arena: PostingArena,
 ): Promise<{ postings: ScoredPostings[][]; dead: Set<number> }> {
-  const statement = buildTermsStatement(query.rankText, settings, 'postings');
+  const statement = buildTermsStatement(query.rankText, settings, 'postings', tx.bytesColumn);
   const weights = fieldWeightList(settings);
   const dead = new Set<number>();
   // Decoded (copied into typed arrays) inside the reader: the reply's bytes are not kept.
@@ -156,6 +156,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
           const statement = buildBlocksStatement(
             requests.map((r) => terms[r.term]!.lexeme),
             requests.map((r) => terms[r.term]!.blocks[r.block]!.first),
+            tx.bytesColumn,
           );
           const out: ScoredPostings[] = new Array(requests.length);
           await tx.readBytes(statement.text, statement.params, (rows) => {
@@ -259,6 +260,7 @@ async function scoreDocs(tx: SqlExecutor, terms: readonly Term[], dead: Readonly
     const statement = buildBlocksStatement(
       requests.map((w) => terms[w.term]!.lexeme),
       requests.map((w) => w.first),
+      tx.bytesColumn,
     );
     await tx.readBytes(statement.text, statement.params, (rows) => {
       for (const [ord, postings] of rows) {

@@ -217,8 +217,8 @@ LIMIT ${files}`;
       if (ids.length === 0) return { files: [], lexemes: [] };
       const files = await db.readBytes(
         `SELECT ${FILE_SUMMARY_BYTES_COLUMNS},
-                textsend(CASE WHEN octet_length(f.content) <= ${SNIPPET_SOURCE_CHARS} THEN f.content
-                              ELSE left(f.content, ${SNIPPET_SOURCE_CHARS}) END)
+                ${db.bytesColumn(`textsend(CASE WHEN octet_length(f.content) <= ${SNIPPET_SOURCE_CHARS} THEN f.content
+                                                ELSE left(f.content, ${SNIPPET_SOURCE_CHARS}) END)`)}
          FROM files f WHERE f.id = ANY($1::bigint[])`,
         [ids],
         (rows) => rows.map((row) => ({ ...fileSummaryFromBytes(row), content_head: decodeText(row[FILE_SUMMARY_BYTES_FIELDS]!) })),

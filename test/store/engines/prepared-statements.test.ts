@@ -99,6 +99,18 @@ forEachEngine('query with { prepare: true }', (engine) => {
     expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM prepared_probe')).rows).to.deep.equal([{ n: 3 }]);
   });
 
+  it("bytesColumn() writes a large bytea as this engine moves it best, and queryBytes answers the same bytes", async () => {
+    const expr = `decode(repeat('00ff7f80', 300000), 'hex')`; // 1.2 MB of every kind of byte, NUL included
+    const [row] = await db.queryBytes(`SELECT ${expr}, ${db.bytesColumn(expr)}, int4send(7)`);
+    const [plain, wrapped, after] = row!;
+    expect(wrapped!.byteLength).to.equal(1_200_000);
+    expect(Buffer.compare(Buffer.from(wrapped!), Buffer.from(plain!))).to.equal(0);
+    expect([...after!]).to.deep.equal([0, 0, 0, 7]);
+    expect(await db.readBytes(`SELECT ${db.bytesColumn("convert_to('héllo', 'UTF8')")}`, [], ([row]) => Buffer.from(row![0]!).toString('utf8'))).to.equal('héllo');
+    const [[empty, none]] = (await db.transaction((tx) => tx.queryBytes(`SELECT ${tx.bytesColumn("''::bytea")}, ${tx.bytesColumn('NULL::bytea')}`))) as [(Uint8Array | null)[]];
+    expect([empty!.byteLength, none]).to.deep.equal([0, null]);
+  });
+
   it('sends a Uint8Array parameter in the binary format: raw bytea, a type\'s receive format', async () => {
     const bytes = new Uint8Array([0, 1, 92, 120, 255]); // a NUL, and "\x" that a text bytea would read as hex
     const packed = new Uint8Array([0, 2, 0, 0, 0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0]); // vector [1,-2]: dim, unused, floats

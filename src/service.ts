@@ -1,5 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IndexingProcessor } from './actors/queue/processor.js';
 import { QueueService } from './actors/queue/queue.service.js';
@@ -12,13 +11,11 @@ import type { ServiceConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { FilterEditor } from './filters/filter-editor.js';
 import { FilterService } from './filters/filter.service.js';
-import { startingListener } from './http/starting.js';
 import { FilterRunner } from './indexing/filter-runner.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
 import { IndexUpkeep } from './indexing/upkeep.js';
-import { acquireInstanceLock } from './lib/instance-lock.js';
-import { OwnDataDir, realPathOf } from './lib/paths.js';
+import { OwnDataDir } from './lib/paths.js';
 import { createLogger, type Logger } from './logger.js';
 import { everyMemorySample } from './lib/thread-memory.js';
 import { ModelService } from './models/model.service.js';
@@ -29,6 +26,7 @@ import { SnippetLane } from './search/snippet-lane.js';
 import { SettingsService } from './settings/settings.service.js';
 import { StatusService } from './status/status.service.js';
 import { spawnStore, type StoreHandle } from './store/spawn.js';
+import { beginService, type Begun } from './service-start.js';
 
 export interface Service {
   /** Base URL the service listens on, e.g. http://127.0.0.1:60534 */
@@ -73,6 +71,8 @@ export interface StartOptions {
   queueFlushIntervalMs?: number;
   /** Test seam: how long the query embedder's and the snippet threads are kept after their last search (default 5 min). */
   laneIdleMs?: number;
+  /** The lock, the port and PGlite's thread, begun before this module loaded (src/cli.ts); begun here when absent. */
+  begun?: Promise<Begun>;
 }
 
 /**
@@ -85,28 +85,24 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const startedAt = Date.now();
   // Start-up phases, in ms since the process began (module loading comes before this line): logged once idle.
   const phases: Record<string, number> = { modules_loaded_ms: Math.round(performance.now()) };
-  // Nothing is created or opened before we know we are the only service on this data directory and the port is
-  // ours: a second start is refused in a line naming the first (InstanceLockedError), or EADDRINUSE.
-  const lock = await acquireInstanceLock(await realPathOf(config.dataDir));
+  // The lock, the port and PGlite's thread: begun by the CLI before this module loaded, else here.
+  const begun = await (options.begun ?? beginService(config));
+  const { lock, server } = begun;
   const stack: (() => Promise<void>)[] = [() => lock.release()];
-  // The port answers 503 (starting) until the routes are ready.
-  let handler: RequestListener = startingListener();
-  let server: Server;
-  try {
-    server = await listen((req, res) => handler(req, res), config.host, config.port);
-  } catch (err) {
-    await unwind(stack, logger);
-    throw err;
-  }
   let sessions: { closeAll(): void } | null = null;
   const stopServer = () => closeServer(server, () => sessions?.closeAll());
   try {
-    await mkdir(config.dataDir, { recursive: true });
     // The HTTP front end (Koa, the routes and their schemas: most of the modules a start loads) loads on this
     // thread while the store opens on its own; it is needed only once the services exist.
     const httpModule = import('./http/app.js');
     httpModule.catch(() => undefined); // a failure is thrown where it is awaited, below
-    const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffersMb: config.sharedBuffersMb, logger });
+    const store = await spawnStore({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      sharedBuffersMb: config.sharedBuffersMb,
+      logger,
+      ...(begun.storeThread ? { thread: begun.storeThread } : {}),
+    });
     stack.push(() => store.close());
     phases.store_open_ms = Math.round(performance.now());
     const ownData = new OwnDataDir(config.dataDir);
@@ -231,7 +227,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       sseHeartbeatMs: options.sseHeartbeatMs,
     });
     sessions = http.sessions;
-    handler = http.app.callback();
+    begun.serve(http.app.callback());
 
     const port = (server.address() as AddressInfo).port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -294,18 +290,6 @@ async function unwind(stack: (() => Promise<void>)[], logger: Logger): Promise<v
       logger.error({ err }, 'error while stopping');
     }
   }
-}
-
-async function listen(handler: RequestListener, host: string, port: number): Promise<Server> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
 }
 
 async function closeServer(server: Server, endStreams: () => void): Promise<void> {

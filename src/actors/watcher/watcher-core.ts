@@ -25,6 +25,8 @@
  *   and only then starts watching it, and files written in between (a burst into a fresh folder) would never be
  *   reported. The read is repeated, with growing pauses, until one starts after chokidar's watch of the folder
  *   is up: from then on the watch sees what the reads could miss;
+ * - a reconcile's walk of a job's folder is made here (walk()), once its watch is up: synchronously, a folder at a
+ *   time, handed over as columns; the main thread, which serves requests, walks nothing at a restart;
  * - a file whose name is not valid UTF-8 cannot be stat'ed by the name chokidar has for it, so chokidar drops it
  *   silently: its folder is read by raw bytes when the OS names such a file (or, polling, when the folder
  *   changes) and each one goes out once as an `add` with U+FFFD for the bad bytes; the queue counts it as failed
@@ -37,6 +39,7 @@ import chokidar, { type FSWatcher } from 'chokidar';
 import { compileFilePattern, compileFilter, type FilePatternMatcher, type FilterMatcher } from '../../filters/matcher.js';
 import { relativeToRoot } from '../../filters/paths.js';
 import type { FilterConfig } from '../../filters/schema.js';
+import { walkFoldersSync, type WalkedTree } from '../../filters/walk.js';
 import { MovePairer, type FileIdentity, type PairedEvent } from './move-pairer.js';
 import { WATCH_LIMIT_CODES, type JobWatchState, type WatcherEvent, type WatcherTuning, type WatchMode, type WatchOptions, type WatchSpec } from './protocol.js';
 import { isWithin, OwnDataDir } from '../../lib/paths.js';
@@ -48,6 +51,8 @@ const NEW_FOLDER_QUIET_MS = 500;
 const NEW_FOLDER_MAX_WAIT_MS = 5_000;
 /** Reads of a new folder made before chokidar watches it, each after twice the pause of the one before. */
 const NEW_FOLDER_SWEEPS = 8;
+/** A walk (walk()) gives way to the thread's events after a slice of this long. */
+const WALK_SLICE_MS = 10;
 
 interface Instance {
   watcher: FSWatcher;
@@ -163,6 +168,39 @@ export class WatcherCore {
     this.#jobs.delete(jobId);
     await Promise.all([...job.instances].map((instance) => this.#closeInstance(job, instance)));
     job.current = null;
+  }
+
+  /**
+   * A reconcile's walk of a watched job's folder, made here once its watch is up (so a change after a file's stat
+   * is the watch's to report), with the filters as they are now and the job's file_pattern (filters/walk.ts).
+   * Synchronous calls, a folder at a time, in slices that let this thread's events through: a synchronous lstat
+   * costs about a fifth of the CPU of an asynchronous one, and the main thread, which serves requests, walks nothing.
+   */
+  async walk(jobId: number): Promise<WalkedTree> {
+    const job = this.#jobs.get(jobId);
+    if (!job) throw new Error(`job ${jobId} is not watched`);
+    const tree: WalkedTree = { paths: [], sizes: [], mtimes: [], errors: [] };
+    const walk = walkFoldersSync(job.spec.root, {
+      matcher: this.#matcher,
+      filePattern: job.pattern,
+      relativeTo: job.spec.root,
+      recursive: job.spec.recursive,
+      skipPaths: [this.#ownData.path],
+      onError: (error) => tree.errors.push(error),
+    });
+    let sliceStart = performance.now();
+    for (let step = walk.next(); !step.done; step = walk.next()) {
+      for (const file of step.value) {
+        tree.paths.push(file.path);
+        tree.sizes.push(file.size);
+        tree.mtimes.push(file.mtimeMs);
+      }
+      if (performance.now() - sliceStart < WALK_SLICE_MS) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (job.removed || this.#closed) throw new Error(`job ${jobId} is no longer watched`);
+      sliceStart = performance.now();
+    }
+    return tree;
   }
 
   /** New filters: new events are judged by them at once; each watch is renewed so folders follow them too. */

@@ -5,6 +5,8 @@ import path from 'node:path';
 import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
 import { DEFAULT_WATCHER_TUNING } from '../../../src/actors/watcher/protocol.js';
 import { WatcherCore, watchesFolder } from '../../../src/actors/watcher/watcher-core.js';
+import { compileFilePattern, compileFilter } from '../../../src/filters/matcher.js';
+import { walkFiles, type WalkedFile, type WalkError } from '../../../src/filters/walk.js';
 import chokidar from 'chokidar';
 import { defaultFilterConfig } from '../../../src/filters/defaults.js';
 import type { FilterConfig } from '../../../src/filters/schema.js';
@@ -165,6 +167,48 @@ describe('WatcherCore (real chokidar, real folders)', function () {
       expect(announced).to.deep.equal([false]);
     } finally {
       await watcher.close();
+    }
+  });
+
+  it("walks a watched job's folder as the scan's own walk does: filters, file_pattern, links, the data directory", async () => {
+    const outside = await tempTree({ 'shadow.txt': 'not ours' });
+    try {
+      await symlink(outside.path('shadow.txt'), tree.path('docs/shadow.txt'));
+      await symlink(outside.root, tree.path('elsewhere'));
+      await tree.write('data/pglite/base.txt', 'our own database');
+      await tree.write('docs/deep/d.md', '# delta');
+      start({ ownDataDir: tree.path('data') });
+      for (const [jobId, filePattern, recursive] of [[1, null, true], [2, '*.md', true], [3, null, false]] as const) {
+        const root = jobId === 1 ? tree.root : jobId === 2 ? tree.path('docs') : tree.path('docs/deep');
+        await core.watch({ jobId, root, recursive, filePattern });
+        const errors: WalkError[] = [];
+        const expected: WalkedFile[] = [];
+        const pattern = filePattern === null ? null : compileFilePattern(filePattern);
+        for await (const f of walkFiles(root, {
+          matcher: compileFilter(defaultFilterConfig()),
+          relativeTo: root,
+          recursive,
+          ...(pattern?.ok ? { filePattern: pattern.matcher } : {}),
+          skipPaths: [tree.path('data')],
+          onError: (e) => errors.push(e),
+        })) {
+          expected.push(f);
+        }
+        const walked = await core.walk(jobId);
+        expect(walked.paths, `job ${jobId}`).to.deep.equal(expected.map((f) => f.path)).and.to.have.length.greaterThan(0);
+        expect(walked.sizes).to.deep.equal(expected.map((f) => f.size));
+        expect(walked.mtimes).to.deep.equal(expected.map((f) => f.mtimeMs));
+        expect(walked.errors).to.deep.equal(errors);
+      }
+      const all = (await core.walk(1)).paths;
+      expect(all).to.include(tree.path('docs/deep/d.md'));
+      expect(all.filter((p) => p.startsWith(tree.path('data')) || p.startsWith(tree.path('node_modules')) || p.includes('shadow') || p.startsWith(tree.path('keys')))).to.deep.equal([]);
+      await core.unwatch(3);
+      let refused: unknown = null;
+      await core.walk(3).catch((err: unknown) => (refused = err));
+      expect(String(refused)).to.match(/not watched/);
+    } finally {
+      await outside.remove();
     }
   });
 

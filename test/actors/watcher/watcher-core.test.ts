@@ -4,7 +4,7 @@ import { mkdir, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
 import { DEFAULT_WATCHER_TUNING } from '../../../src/actors/watcher/protocol.js';
-import { WatcherCore, watchesFolder } from '../../../src/actors/watcher/watcher-core.js';
+import { ListingWatcher, plainUnder, WatcherCore, watchesFolder } from '../../../src/actors/watcher/watcher-core.js';
 import { compileFilePattern, compileFilter } from '../../../src/filters/matcher.js';
 import { walkFiles, type WalkedFile, type WalkError } from '../../../src/filters/walk.js';
 import chokidar from 'chokidar';
@@ -168,6 +168,39 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     } finally {
       await watcher.close();
     }
+  });
+
+  it("lists folders with a synchronous lstat per entry (readdirp's `_stat`, replaced in chokidar's listing stream)", async () => {
+    // The listing's stats come from readdirp's `_stat`; if a release renames it, this fails instead of every start
+    // quietly going back to an asynchronous lstat per file.
+    const watcher = new ListingWatcher({ persistent: false });
+    try {
+      const stream = watcher._readdirp(tree.root) as unknown as { _stat: (p: string) => unknown; destroy(): void };
+      const stats = stream._stat(tree.path('a.txt'));
+      expect(stats).to.not.be.instanceOf(Promise);
+      expect(stats).to.include({ size: 5 });
+      stream.destroy();
+    } finally {
+      await watcher.close();
+    }
+    // And chokidar still reports what it finds through it.
+    const seen: string[] = [];
+    const listing = new ListingWatcher({ persistent: false, alwaysStat: true });
+    listing.on('add', (p: string) => seen.push(p));
+    listing.add(tree.root);
+    await new Promise<void>((resolve) => listing.once('ready', () => resolve()));
+    await listing.close();
+    expect(seen.sort()).to.deep.equal([tree.path('a.txt'), tree.path('docs/b.md'), tree.path('docs/deep/c.txt'), tree.path('keys/id_rsa'), tree.path('node_modules/pkg/readme.md')]);
+  });
+
+  it('cuts a path under the root by its prefix only when nothing in it needs resolving', () => {
+    expect(plainUnder('/home/me/docs', '/home/me/docs/a/b.txt')).to.equal(true);
+    expect(plainUnder('/home/me/docs', '/home/me/docs/.hidden/b.txt')).to.equal(true);
+    expect(plainUnder('/home/me/docs', '/home/me/docs/..b/c..')).to.equal(true);
+    for (const p of ['/home/me/docs', '/home/me/docs/', '/home/me/docsx/a', '/home/me/docs/../etc/passwd', '/home/me/docs/a/./b', '/home/me/docs/a//b', '/home/me/docs/a/..', '/home/me/docs/a/.', 'home/me/docs/a']) {
+      expect(plainUnder('/home/me/docs', p), p).to.equal(false);
+    }
+    expect(plainUnder('/', '/etc/passwd')).to.equal(false);
   });
 
   it("walks a watched job's folder as the scan's own walk does: filters, file_pattern, links, the data directory", async () => {

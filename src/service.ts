@@ -77,8 +77,8 @@ export interface StartOptions {
 
 /**
  * The composition root: starts the store, the services and the actors in dependency order, each given what it
- * needs (nothing refers to something started later), then the HTTP front end; background work (model checks,
- * reconciling the watched folders) begins once the service listens.
+ * needs (nothing refers to something started later), then the HTTP front end; the watched folders are watched
+ * and reconciled from the moment the watcher exists, model checks begin once the service listens.
  */
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -201,6 +201,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       ...(options.watcherTuning ? { watcherTuning: options.watcherTuning } : {}),
     });
     stack.push(() => watcher.close());
+    // Every active job is watched again, and then diffed against the disk (files changed while the service was
+    // down, or since it started, are caught up): begun now, so the watcher's thread lists the folders while this
+    // one builds the HTTP front end.
+    const reconcile = watcher.reconcileAll(startedAt);
+    let listened = (): void => undefined;
+    void logStartUpPhases(logger, phases, reconcile, new Promise<void>((resolve) => (listened = resolve)));
 
     const snippets = SnippetLane.start(options.laneIdleMs);
     stack.push(() => snippets.close());
@@ -236,11 +242,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     bus.publish('service_started', { version: config.version, engine: store.engine });
     // In the background, after start-up: probe a transformer, re-embed files of another model, fetch the model.
     models.start(indexing, options.modelCheckIntervalMs ?? 60_000);
-    // Watch every active job again and catch up on what changed while the service was down, or since it started.
-    const reconcile = watcher.reconcileAll(startedAt);
     phases.listening_ms = Math.round(performance.now());
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
-    void logStartUpPhases(logger, phases, reconcile);
+    listened();
     if (config.memoryLogMs !== null) {
       const stopMemoryLog = everyMemorySample(config.memoryLogMs, (sample) => logger.info(sample, 'memory'));
       stack.push(async () => stopMemoryLog());
@@ -303,15 +307,21 @@ async function closeServer(server: Server, endStreams: () => void): Promise<void
 }
 
 /**
- * One info line once every watched folder is watched and reconciled: where the start went, phase by phase (ms
- * since the process began), and the process's CPU seconds so far (all its threads), so a slow start shows which
- * phase grew.
+ * One info line once every watched folder is watched and reconciled and the service listens: where the start went,
+ * phase by phase (ms since the process began, each taken when it happened), and the process's CPU seconds so far
+ * (all its threads), so a slow start shows which phase grew.
  */
-async function logStartUpPhases(logger: Logger, phases: Record<string, number>, reconcile: { watching: Promise<void>; reconciled: Promise<void> }): Promise<void> {
+async function logStartUpPhases(
+  logger: Logger,
+  phases: Record<string, number>,
+  reconcile: { watching: Promise<void>; reconciled: Promise<void> },
+  listening: Promise<void>,
+): Promise<void> {
   await reconcile.watching;
   phases.watching_ms = Math.round(performance.now());
   await reconcile.reconciled;
   phases.reconciled_ms = Math.round(performance.now());
+  await listening;
   const cpu = process.cpuUsage();
   logger.info({ ...phases, cpu_seconds: Math.round((cpu.user + cpu.system) / 1e4) / 100 }, 'start-up phases: watched folders watched and reconciled');
 }

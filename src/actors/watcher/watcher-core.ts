@@ -47,7 +47,7 @@ import { WATCH_LIMIT_CODES, type JobWatchState, type WatcherEvent, type WatcherT
 import { isWithin, OwnDataDir } from '../../lib/paths.js';
 
 /** A file changed this recently, seen while a replacement watcher starts, is reported (it may have been missed). */
-const CATCH_UP_SLACK_MS = 2_000;
+export const CATCH_UP_SLACK_MS = 2_000;
 /** A new folder is read again once no file has appeared in it for this long (at most NEW_FOLDER_MAX_WAIT_MS). */
 const NEW_FOLDER_QUIET_MS = 500;
 const NEW_FOLDER_MAX_WAIT_MS = 5_000;

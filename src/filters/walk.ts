@@ -1,9 +1,9 @@
 /**
- * Walks a directory tree and yields the files a filter lets through: used by initial scans, start-up
- * reconciliation and filter application. Iterative (no recursion, so depth is unbounded), never descends
- * into excluded folders, never follows a symbolic link (lib/no-follow.ts: links below a named folder are
- * skipped, counted in the summary), and reports unreadable entries as values through `onError`; it never
- * throws for file-system conditions.
+ * Walks a directory tree and yields the files a filter lets through: used by initial scans, reconciliation (on the
+ * watcher's thread, synchronously: walkFoldersSync) and filter application. Iterative (no recursion, so depth is
+ * unbounded), never descends into excluded folders, never follows a symbolic link (lib/no-follow.ts: links below a
+ * named folder are skipped, counted in the summary), and reports unreadable entries as values through `onError`;
+ * it never throws for file-system conditions.
  * Order is deterministic: depth first, names in code-point order within a folder.
  */
 import type { Dirent, Stats } from 'node:fs';

@@ -1,8 +1,9 @@
 /**
  * The per-file part of a no-change restart, on a synthetic tree of N small files in nested folders (generated in
  * a temporary folder, removed after): the watcher's first scan (WatcherCore, real chokidar, as at a restart: it
- * must be ready before the reconcile starts) and the reconcile's walk (walkFiles: one lstat per file, filters
- * per folder), each in a fresh process: CPU seconds, the RSS they add, and the inotify watches held. With
+ * must be ready before the reconcile starts) and the reconcile's walk (the watcher core's walk() once its watch is
+ * up; a build without it: walkFiles), each in a fresh process: CPU seconds, the RSS they add, and the inotify
+ * watches held. With
  * --compare, another build's dist/ is measured the same way, alternating, so both see the same load.
  *
  *   npm run bench:watch-start -- [--files N] [--rounds N] [--compare OTHER/dist]
@@ -84,12 +85,16 @@ async function measure(dist: string, tree: string): Promise<Measured> {
   gc?.();
   const watchRssMb = (process.memoryUsage().rss - rss0) / 2 ** 20;
   const watches = await inotifyWatches();
-  await core.close();
 
   const walkFrom = process.cpuUsage();
   let walkedFiles = 0;
-  for await (const _file of walkFiles(tree, { matcher: compileFilter(defaultFilterConfig()), relativeTo: tree })) walkedFiles++;
-  return { watchCpuSeconds, watchRssMb, inotifyWatches: watches, walkCpuSeconds: cpu(walkFrom), walkedFiles };
+  // The reconcile's walk as the build makes it: on the watcher's thread (its core's walk()), or on the main thread.
+  const coreWalk = (core as Partial<Pick<typeof core, 'walk'>>).walk?.bind(core);
+  if (coreWalk) walkedFiles = (await coreWalk(1)).paths.length;
+  else for await (const _file of walkFiles(tree, { matcher: compileFilter(defaultFilterConfig()), relativeTo: tree })) walkedFiles++;
+  const walkCpuSeconds = cpu(walkFrom);
+  await core.close();
+  return { watchCpuSeconds, watchRssMb, inotifyWatches: watches, walkCpuSeconds, walkedFiles };
 }
 
 async function generate(files: number): Promise<string> {

@@ -1,5 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IndexingProcessor } from './actors/queue/processor.js';
 import { QueueService } from './actors/queue/queue.service.js';
@@ -12,13 +11,11 @@ import type { ServiceConfig } from './config.js';
 import { EventBus } from './events/bus.js';
 import { FilterEditor } from './filters/filter-editor.js';
 import { FilterService } from './filters/filter.service.js';
-import { startingListener } from './http/starting.js';
 import { FilterRunner } from './indexing/filter-runner.js';
 import { Indexer } from './indexing/indexer.js';
 import { IndexingService } from './indexing/indexing.service.js';
 import { IndexUpkeep } from './indexing/upkeep.js';
-import { acquireInstanceLock } from './lib/instance-lock.js';
-import { OwnDataDir, realPathOf } from './lib/paths.js';
+import { OwnDataDir } from './lib/paths.js';
 import { createLogger, type Logger } from './logger.js';
 import { everyMemorySample } from './lib/thread-memory.js';
 import { ModelService } from './models/model.service.js';
@@ -29,6 +26,7 @@ import { SnippetLane } from './search/snippet-lane.js';
 import { SettingsService } from './settings/settings.service.js';
 import { StatusService } from './status/status.service.js';
 import { spawnStore, type StoreHandle } from './store/spawn.js';
+import { beginService, type Begun } from './service-start.js';
 
 export interface Service {
   /** Base URL the service listens on, e.g. http://127.0.0.1:60534 */
@@ -73,40 +71,38 @@ export interface StartOptions {
   queueFlushIntervalMs?: number;
   /** Test seam: how long the query embedder's and the snippet threads are kept after their last search (default 5 min). */
   laneIdleMs?: number;
+  /** The lock, the port and PGlite's thread, begun before this module loaded (src/cli.ts); begun here when absent. */
+  begun?: Promise<Begun>;
 }
 
 /**
  * The composition root: starts the store, the services and the actors in dependency order, each given what it
- * needs (nothing refers to something started later), then the HTTP front end; background work (model checks,
- * reconciling the watched folders) begins once the service listens.
+ * needs (nothing refers to something started later), then the HTTP front end; the watched folders are watched
+ * and reconciled from the moment the watcher exists, model checks begin once the service listens.
  */
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const startedAt = Date.now();
   // Start-up phases, in ms since the process began (module loading comes before this line): logged once idle.
   const phases: Record<string, number> = { modules_loaded_ms: Math.round(performance.now()) };
-  // Nothing is created or opened before we know we are the only service on this data directory and the port is
-  // ours: a second start is refused in a line naming the first (InstanceLockedError), or EADDRINUSE.
-  const lock = await acquireInstanceLock(await realPathOf(config.dataDir));
+  // The lock, the port and PGlite's thread: begun by the CLI before this module loaded, else here.
+  const begun = await (options.begun ?? beginService(config));
+  const { lock, server } = begun;
   const stack: (() => Promise<void>)[] = [() => lock.release()];
-  // The port answers 503 (starting) until the routes are ready.
-  let handler: RequestListener = startingListener();
-  let server: Server;
-  try {
-    server = await listen((req, res) => handler(req, res), config.host, config.port);
-  } catch (err) {
-    await unwind(stack, logger);
-    throw err;
-  }
   let sessions: { closeAll(): void } | null = null;
   const stopServer = () => closeServer(server, () => sessions?.closeAll());
   try {
-    await mkdir(config.dataDir, { recursive: true });
     // The HTTP front end (Koa, the routes and their schemas: most of the modules a start loads) loads on this
     // thread while the store opens on its own; it is needed only once the services exist.
     const httpModule = import('./http/app.js');
     httpModule.catch(() => undefined); // a failure is thrown where it is awaited, below
-    const store = await spawnStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffersMb: config.sharedBuffersMb, logger });
+    const store = await spawnStore({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      sharedBuffersMb: config.sharedBuffersMb,
+      logger,
+      ...(begun.storeThread ? { thread: begun.storeThread } : {}),
+    });
     stack.push(() => store.close());
     phases.store_open_ms = Math.round(performance.now());
     const ownData = new OwnDataDir(config.dataDir);
@@ -205,6 +201,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       ...(options.watcherTuning ? { watcherTuning: options.watcherTuning } : {}),
     });
     stack.push(() => watcher.close());
+    // Every active job is watched again, and then diffed against the disk (files changed while the service was
+    // down, or since it started, are caught up): begun now, so the watcher's thread lists the folders while this
+    // one builds the HTTP front end.
+    const reconcile = watcher.reconcileAll(startedAt);
+    let listened = (): void => undefined;
+    void logStartUpPhases(logger, phases, reconcile, new Promise<void>((resolve) => (listened = resolve)));
 
     const snippets = SnippetLane.start(options.laneIdleMs);
     stack.push(() => snippets.close());
@@ -231,7 +233,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       sseHeartbeatMs: options.sseHeartbeatMs,
     });
     sessions = http.sessions;
-    handler = http.app.callback();
+    begun.serve(http.app.callback());
 
     const port = (server.address() as AddressInfo).port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -240,11 +242,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     bus.publish('service_started', { version: config.version, engine: store.engine });
     // In the background, after start-up: probe a transformer, re-embed files of another model, fetch the model.
     models.start(indexing, options.modelCheckIntervalMs ?? 60_000);
-    // Watch every active job again and catch up on what changed while the service was down, or since it started.
-    const reconcile = watcher.reconcileAll(startedAt);
     phases.listening_ms = Math.round(performance.now());
     logger.info({ url, engine: store.engine, location: store.location, dataDir: config.dataDir }, 'filesift is listening');
-    void logStartUpPhases(logger, phases, reconcile);
+    listened();
     if (config.memoryLogMs !== null) {
       const stopMemoryLog = everyMemorySample(config.memoryLogMs, (sample) => logger.info(sample, 'memory'));
       stack.push(async () => stopMemoryLog());
@@ -296,18 +296,6 @@ async function unwind(stack: (() => Promise<void>)[], logger: Logger): Promise<v
   }
 }
 
-async function listen(handler: RequestListener, host: string, port: number): Promise<Server> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
-}
-
 async function closeServer(server: Server, endStreams: () => void): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   endStreams();
@@ -319,15 +307,21 @@ async function closeServer(server: Server, endStreams: () => void): Promise<void
 }
 
 /**
- * One info line once every watched folder is watched and reconciled: where the start went, phase by phase (ms
- * since the process began), and the process's CPU seconds so far (all its threads), so a slow start shows which
- * phase grew.
+ * One info line once every watched folder is watched and reconciled and the service listens: where the start went,
+ * phase by phase (ms since the process began, each taken when it happened), and the process's CPU seconds so far
+ * (all its threads), so a slow start shows which phase grew.
  */
-async function logStartUpPhases(logger: Logger, phases: Record<string, number>, reconcile: { watching: Promise<void>; reconciled: Promise<void> }): Promise<void> {
+async function logStartUpPhases(
+  logger: Logger,
+  phases: Record<string, number>,
+  reconcile: { watching: Promise<void>; reconciled: Promise<void> },
+  listening: Promise<void>,
+): Promise<void> {
   await reconcile.watching;
   phases.watching_ms = Math.round(performance.now());
   await reconcile.reconciled;
   phases.reconciled_ms = Math.round(performance.now());
+  await listening;
   const cpu = process.cpuUsage();
   logger.info({ ...phases, cpu_seconds: Math.round((cpu.user + cpu.system) / 1e4) / 100 }, 'start-up phases: watched folders watched and reconciled');
 }

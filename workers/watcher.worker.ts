@@ -24,6 +24,7 @@ const core = new WatcherCore({
 const api: WatcherWorkerApi = {
   watch: (spec, options) => core.watch(spec, options),
   unwatch: (jobId) => core.unwatch(jobId),
+  walk: (jobId) => core.walk(jobId),
   setFilters: (filters) => core.setFilters(filters),
   states: async () => core.states(),
   flush: async () => core.flush(),

@@ -4,7 +4,7 @@ import type { EventBus } from '../events/bus.js';
 import type { IndexRunKind } from '../events/types.js';
 import { compileFilePattern } from '../filters/matcher.js';
 import type { FilterService } from '../filters/filter.service.js';
-import { countFiles, walkFiles } from '../filters/walk.js';
+import { countFiles, walkFiles, type WalkedFile, type WalkedTree, type WalkError } from '../filters/walk.js';
 import type { Logger } from '../logger.js';
 import type { PipelinePool } from '../pipeline/pool.js';
 import type { ComponentHealth } from '../status/status.service.js';
@@ -39,6 +39,12 @@ export interface DirectoryRunOptions {
    * item to the queue, whose cooldown and scheduler decide when it runs). Not part of this run; never removed by it.
    */
   leaveTo?: (path: string) => boolean;
+  /**
+   * The directory already walked elsewhere, with the same filters and options (a reconcile's walk, made on the
+   * watcher's thread once the watch is up: src/actors/watcher/watcher-core.ts, walk()). When it fails, the run
+   * walks the directory itself.
+   */
+  walked?: Promise<WalkedTree>;
 }
 
 export interface IndexingServiceDeps {
@@ -119,6 +125,7 @@ export class IndexingService {
 
   /** Scans a directory in a new run; answers at once with the run. */
   startDirectory(directory: string, options: DirectoryRunOptions): IndexRun {
+    options.walked?.catch(() => undefined); // a failure is handled where the scan awaits it
     const run = new IndexRun(this.deps.bus, options.kind, directory, options.force, { logger: this.deps.logger });
     this.#track(run, () => this.#scan(run, directory, options));
     return run;
@@ -243,11 +250,17 @@ export class IndexingService {
       skipPaths: [this.deps.ownData.path],
       signal: run.signal,
     };
+    const walked = await options.walked?.catch((err: unknown) => {
+      this.deps.logger.warn({ err, path: directory }, 'the watcher could not walk the folder; walking it here');
+      return null;
+    });
     // The walk below goes at the pipeline's pace; a count ahead of it (folder listings only) makes the total real
     // within seconds, so the progress bar and the ETA mean something from the start. A start-up reconcile finds
     // the folder already indexed: the files the index knows there are the estimate, and the tree is walked once
-    // at every start instead of twice.
-    if (options.kind === 'reconcile' && known.size > 0) {
+    // at every start instead of twice. A walk made elsewhere is complete already.
+    if (walked) {
+      run.estimateTotal(walked.paths.length);
+    } else if (options.kind === 'reconcile' && known.size > 0) {
       run.estimateTotal(known.size);
     } else {
       void countFiles(directory, walkOptions).then(
@@ -257,20 +270,19 @@ export class IndexingService {
         (err: unknown) => this.deps.logger.warn({ err, path: directory }, 'counting the files ahead of the scan failed'),
       );
     }
-    const walk = walkFiles(directory, {
-      ...walkOptions,
-      onError: (error) => {
-        this.deps.logger.warn({ path: error.path, code: error.code }, error.message);
-        if (error.code !== 'invalid_name') {
-          unreadableDirs.push(error.path);
-          return;
-        }
-        // Not addressable by name, so nothing can be stored for it: counted and told as failed, with the reason.
-        run.record('failed');
-        run.fileFailed({ path: error.path, file_id: null, code: error.code, error: error.message });
-      },
-    });
+    const onError = (error: WalkError): void => {
+      this.deps.logger.warn({ path: error.path, code: error.code }, error.message);
+      if (error.code !== 'invalid_name') {
+        unreadableDirs.push(error.path);
+        return;
+      }
+      // Not addressable by name, so nothing can be stored for it: counted and told as failed, with the reason.
+      run.record('failed');
+      run.fileFailed({ path: error.path, file_id: null, code: error.code, error: error.message });
+    };
+    const walk = walked ? replay(walked, onError) : walkFiles(directory, { ...walkOptions, onError });
     for await (const file of walk) {
+      if (run.signal.aborted) break;
       seen.add(file.path);
       if (options.leaveTo?.(file.path)) continue;
       run.addToTotal(1);
@@ -298,6 +310,12 @@ export class IndexingService {
     // Still on disk: the walk left it out, i.e. the filters (or the job's file_pattern) now exclude it.
     for (const p of stale) await indexer.removeFile(p, (await exists(p)) ? 'excluded' : 'deleted', run);
   }
+}
+
+/** A walk made elsewhere, as walkFiles would have yielded it: its errors reported first, then its files. */
+function* replay(tree: WalkedTree, onError: (error: WalkError) => void): Generator<Pick<WalkedFile, 'path' | 'size' | 'mtimeMs'>> {
+  for (const error of tree.errors) onError(error);
+  for (let i = 0; i < tree.paths.length; i++) yield { path: tree.paths[i]!, size: tree.sizes[i]!, mtimeMs: tree.mtimes[i]! };
 }
 
 async function exists(p: string): Promise<boolean> {

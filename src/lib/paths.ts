@@ -74,6 +74,11 @@ export class OwnDataDir {
     return isWithin(this.path, p) || isWithin(this.#spelt, p);
   }
 
+  /** Whether a path at or under `root` (resolved) can be the data directory or inside it: they overlap. */
+  overlaps(root: string): boolean {
+    return [this.path, this.#spelt].some((own) => isWithin(root, own) || isWithin(own, root));
+  }
+
   /** Why a (real) path is refused, or null when it is not inside the data directory. */
   refusal(absolutePath: string): string | null {
     return this.contains(absolutePath) ? `'${absolutePath}' is inside filesift's own data directory (${this.path})` : null;

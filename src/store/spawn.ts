@@ -1,8 +1,8 @@
-import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { CallLog, type CallFigures } from './call-log.js';
 import { openPostgres } from './engines/postgres.js';
 import { openStore, timeCalls, type StoreApi } from './store.js';
+import { pgliteDir, storeThreadData, type StoreThread } from './thread.js';
 import { WorkerStoreClient } from './worker-client.js';
 
 export type StoreEngine = 'pglite' | 'postgres';
@@ -25,15 +25,16 @@ export interface SpawnStoreOptions {
   /** PGlite's shared_buffers (MB); null or absent: sized from the database at open. */
   sharedBuffersMb?: number | null;
   logger: Logger;
+  /** PGlite's thread, already started with these options (storeThreadData, openStoreThread): adopted, not started again. */
+  thread?: Promise<StoreThread>;
 }
+
+export { pgliteDir };
 
 /**
  * Starts the store actor. PostgreSQL (node-postgres is asynchronous) runs in-process; PGlite runs in its own
  * worker thread because it blocks whatever thread it is on for the length of each query.
  */
-/** Where PGlite keeps its files inside the service's data directory. */
-export const pgliteDir = (dataDir: string): string => path.join(dataDir, 'pglite');
-
 export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandle> {
   if (options.databaseUrl) {
     const db = await openPostgres(options.databaseUrl);
@@ -48,7 +49,8 @@ export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandl
       throw err;
     }
   }
-  const dataDir = options.dataDir ? pgliteDir(options.dataDir) : null;
-  const client = await WorkerStoreClient.start({ dataDir, sharedBuffersMb: options.sharedBuffersMb ?? null }, options.logger.child({ actor: 'store' }));
-  return { api: client.api, engine: 'pglite', location: dataDir ?? 'memory', calls: () => client.calls(), close: () => client.close() };
+  const data = storeThreadData(options);
+  const client = await WorkerStoreClient.start(data, options.logger.child({ actor: 'store' }), options.thread);
+  return { api: client.api, engine: 'pglite', location: data.dataDir ?? 'memory', calls: () => client.calls(), close: () => client.close() };
 }
+

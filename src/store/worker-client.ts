@@ -1,21 +1,13 @@
-import { Worker } from 'node:worker_threads';
-import { releaseProxy, wrap, type Remote } from 'comlink';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import type { Worker } from 'node:worker_threads';
+import { releaseProxy } from 'comlink';
 import type { Logger } from '../logger.js';
 import { wallClock } from './call-gate.js';
 import type { CallFigures } from './call-log.js';
-import { workerPath } from '../paths.js';
 import { REPOSITORY_NAMES, storeMethods, type RepositoryName, type StoreApi, type StoreArgs, type StoreMethod, type StoreResult } from './store.js';
 import type { StoreWorkerApi, StoreWorkerData } from './protocol.js';
+import { openStoreThread, StoreUnavailableError, type StoreThread as Running } from './thread.js';
 
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-}
-
-interface Running {
-  worker: Worker;
-  remote: Remote<StoreWorkerApi>;
-}
+export { StoreUnavailableError };
 
 /**
  * The main-thread side of the PGlite store worker. It mirrors the StoreApi shape with plain async functions, so
@@ -40,25 +32,9 @@ export class WorkerStoreClient {
     this.api = Object.fromEntries(REPOSITORY_NAMES.map((r) => [r, this.#forward(r)])) as unknown as StoreApi;
   }
 
-  static async start(data: StoreWorkerData, logger: Logger): Promise<WorkerStoreClient> {
-    return new WorkerStoreClient(data, logger, await WorkerStoreClient.#spawn(data));
-  }
-
-  static async #spawn(data: StoreWorkerData): Promise<Running> {
-    const worker = new Worker(workerPath('store.worker'), { workerData: data });
-    const remote = wrap<StoreWorkerApi>(nodeEndpoint(worker));
-    const died = new Promise<never>((_, reject) => {
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new StoreUnavailableError(`store worker exited with code ${code}`)));
-    });
-    try {
-      await Promise.race([remote.open(), died]);
-      return { worker, remote };
-    } catch (err) {
-      remote[releaseProxy]();
-      await worker.terminate();
-      throw err;
-    }
+  /** `started`: the thread already started with `data` (openStoreThread), e.g. before the service's modules loaded. */
+  static async start(data: StoreWorkerData, logger: Logger, started?: Promise<Running>): Promise<WorkerStoreClient> {
+    return new WorkerStoreClient(data, logger, await (started ?? openStoreThread(data)));
   }
 
   get restarts(): number {
@@ -81,7 +57,7 @@ export class WorkerStoreClient {
       this.#pending.clear();
       running.remote[releaseProxy]();
       this.#restarts++;
-      this.#running = WorkerStoreClient.#spawn(this.data).then((next) => {
+      this.#running = openStoreThread(this.data).then((next) => {
         this.#watch(next);
         return next;
       });

@@ -7,17 +7,28 @@ import { defaultFilterConfig } from '../../src/filters/defaults.js';
 import { compileFilePattern, compileFilter } from '../../src/filters/matcher.js';
 import type { FilterMatcher } from '../../src/filters/matcher.js';
 import type { FilterConfig } from '../../src/filters/schema.js';
-import { countFiles, walkFiles } from '../../src/filters/walk.js';
+import { countFiles, walkFiles, walkFoldersSync } from '../../src/filters/walk.js';
 import type { WalkedFile, WalkError, WalkOptions, WalkSummary } from '../../src/filters/walk.js';
 import { DOCUMENTS, JUNK, makeTree, removeTree } from './fixture-tree.js';
 
-async function collect(root: string, options: WalkOptions = {}): Promise<{ files: WalkedFile[]; summary: WalkSummary }> {
+async function collectAsync(root: string, options: WalkOptions = {}): Promise<{ files: WalkedFile[]; summary: WalkSummary }> {
   const files: WalkedFile[] = [];
   const walk = walkFiles(root, options);
   for (;;) {
     const step = await walk.next();
     if (step.done) return { files, summary: step.value };
     files.push(step.value);
+  }
+}
+
+/** The same walk, synchronous and a folder at a time (the watcher thread's). */
+async function collectSync(root: string, options: WalkOptions = {}): Promise<{ files: WalkedFile[]; summary: WalkSummary }> {
+  const files: WalkedFile[] = [];
+  const walk = walkFoldersSync(root, options);
+  for (;;) {
+    const step = walk.next();
+    if (step.done) return { files, summary: step.value };
+    files.push(...step.value);
   }
 }
 
@@ -41,7 +52,7 @@ function blacklist(exclude: string[]): FilterConfig {
   return { mode: 'blacklist', exclude, include: [], blacklist_exclude: exclude, blacklist_include: [], whitelist_include: [], whitelist_exclude: [] };
 }
 
-describe('walkFiles', () => {
+for (const [name, collect] of [['walkFiles', collectAsync], ['walkFoldersSync', collectSync]] as const) describe(name, () => {
   let root: string;
   beforeEach(async () => {
     root = await makeTree();
@@ -171,18 +182,35 @@ describe('walkFiles', () => {
   it('stops when aborted', async () => {
     const controller = new AbortController();
     const files: WalkedFile[] = [];
-    const walk = walkFiles(root, { signal: controller.signal, statConcurrency: 1 });
     let summary: WalkSummary | undefined;
-    for (;;) {
-      const step = await walk.next();
-      if (step.done) {
-        summary = step.value;
-        break;
+    if (name === 'walkFiles') {
+      const walk = walkFiles(root, { signal: controller.signal, statConcurrency: 1 });
+      for (;;) {
+        const step = await walk.next();
+        if (step.done) {
+          summary = step.value;
+          break;
+        }
+        files.push(step.value);
+        controller.abort();
       }
-      files.push(step.value);
-      controller.abort();
+      expect(files).to.have.length(1);
+    } else {
+      // A folder at a time: the walk stops before the next folder.
+      const walk = walkFoldersSync(root, { signal: controller.signal });
+      let folders = 0;
+      for (;;) {
+        const step = walk.next();
+        if (step.done) {
+          summary = step.value;
+          break;
+        }
+        folders++;
+        files.push(...step.value);
+        controller.abort();
+      }
+      expect(folders).to.equal(1);
     }
-    expect(files).to.have.length(1);
     expect(summary?.aborted).to.equal(true);
   });
 
@@ -228,7 +256,9 @@ describe('countFiles', () => {
       { matcher: compileFilter(setMode(defaultFilterConfig(), 'whitelist').config) },
     ];
     for (const options of cases) {
-      const walked = await collect(root, options);
+      const walked = await collectAsync(root, options);
+      const walkedSync = await collectSync(root, options);
+      expect(walkedSync).to.deep.equal(walked, 'the synchronous walk yields what the asynchronous one does');
       const counted = await countFiles(root, options);
       expect(counted.files, JSON.stringify(Object.keys(options))).to.equal(walked.files.length).and.to.be.greaterThan(0);
       expect(counted.excludedDirectories).to.equal(walked.summary.excludedDirectories);

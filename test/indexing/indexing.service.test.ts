@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import { rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AnyBusEvent } from '../../src/events/types.js';
+import { defaultFilterConfig } from '../../src/filters/defaults.js';
+import { compileFilter } from '../../src/filters/matcher.js';
+import { walkFoldersSync } from '../../src/filters/walk.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -112,6 +115,35 @@ forEachEngine('indexing runs', (engine) => {
     expect(skipped.some((s) => s.path === tree.path('report.txt') && s.reason === 'content_unchanged')).to.equal(true);
     expect((await fileAt('notes.md')).summary).to.match(/potatoes/);
     expect(await t.service.store.api.files.known([tree.path('empty.txt')])).to.deep.equal([]);
+  });
+
+  it('takes a walk made elsewhere (the watcher thread\'s) as its own, and walks the folder itself when that walk failed', async () => {
+    await runDirectory(false);
+    await writeFile(tree.path('notes.md'), '# Garden plans\n\nPlant potatoes instead.\n');
+    await rm(tree.path('empty.txt'));
+    // The tree as the watcher's walk hands it over, with an unreadable folder: its files stay indexed.
+    const walked = { paths: [] as string[], sizes: [] as number[], mtimes: [] as number[], errors: [{ path: tree.path('sub'), code: 'EACCES', message: 'denied' }] };
+    const walk = walkFoldersSync(tree.root, { matcher: compileFilter(defaultFilterConfig()) });
+    for (let step = walk.next(); !step.done; step = walk.next()) {
+      for (const f of step.value) {
+        if (f.path.startsWith(tree.path('sub'))) continue;
+        walked.paths.push(f.path);
+        walked.sizes.push(f.size);
+        walked.mtimes.push(f.mtimeMs);
+      }
+    }
+    events = [];
+    const run = t.service.indexing.startDirectory(tree.root, { kind: 'reconcile', force: false, walked: Promise.resolve(walked) });
+    await t.service.indexing.settled();
+    expect(run.counts).to.include({ indexed: 1, removed: 1, skipped: 3 });
+    expect((await fileAt('notes.md')).summary).to.match(/potatoes/);
+    expect(await t.service.store.api.files.known([tree.path('sub/copy-of-report.txt')])).to.have.length(1);
+
+    await writeFile(tree.path('notes.md'), '# Garden plans\n\nPlant leeks.\n');
+    const fallback = t.service.indexing.startDirectory(tree.root, { kind: 'reconcile', force: false, walked: Promise.reject(new Error('watcher gone')) });
+    await t.service.indexing.settled();
+    expect(fallback.counts).to.include({ indexed: 1, skipped: 4, removed: 0 });
+    expect((await fileAt('notes.md')).summary).to.match(/leeks/);
   });
 
   it('re-processes everything when forced', async () => {

@@ -25,6 +25,15 @@ describe('paths: containment, the data directory and system folders', () => {
     expect(own.contains(tree.path('elsewhere'))).to.equal(false);
   });
 
+  it('OwnDataDir tells a root that can hold it (or sits inside it), by either spelling, from one that cannot', () => {
+    const own = new OwnDataDir(tree.path('data-link'));
+    expect(own.overlaps(tree.root)).to.equal(true);
+    expect(own.overlaps(tree.path('data', 'pglite'))).to.equal(true);
+    expect(own.overlaps(tree.path('data-link'))).to.equal(true);
+    expect(own.overlaps(tree.path('elsewhere'))).to.equal(false);
+    expect(own.overlaps(tree.path('dat'))).to.equal(false);
+  });
+
   it('realPathOf resolves links and keeps a missing tail', async () => {
     expect(await realPathOf(tree.path('data-link', 'pglite'))).to.equal(tree.path('data', 'pglite'));
     expect(await realPathOf(tree.path('data-link', 'not', 'yet'))).to.equal(tree.path('data', 'not', 'yet'));

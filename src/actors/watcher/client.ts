@@ -106,6 +106,7 @@ export async function spawnWatcher(options: SpawnWatcherOptions): Promise<Watche
       specs.delete(jobId);
       await call((r) => r.unwatch(jobId));
     },
+    walk: (jobId) => call((r) => r.walk(jobId)),
     async setFilters(next) {
       filters = next;
       await call((r) => r.setFilters(next));

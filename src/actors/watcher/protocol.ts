@@ -5,6 +5,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { FilterConfig } from '../../filters/schema.js';
+import type { WalkedTree } from '../../filters/walk.js';
 
 /** One watched directory. */
 export interface WatchSpec {
@@ -98,6 +99,11 @@ export interface WatcherWorkerApi {
   /** Starts watching; resolves once the watcher is ready (every later change is reported). */
   watch(spec: WatchSpec, options?: WatchOptions): Promise<JobWatchState>;
   unwatch(jobId: number): Promise<void>;
+  /**
+   * Walks a watched job's folder with the current filters and its file_pattern, here rather than on the main
+   * thread, and hands the files (size, mtime) over: a reconcile's walk, asked for once the watch is up.
+   */
+  walk(jobId: number): Promise<WalkedTree>;
   /** New filter configuration: applied to new events at once, and every watch is renewed to match it. */
   setFilters(filters: FilterConfig): Promise<void>;
   states(): Promise<JobWatchState[]>;

@@ -259,6 +259,9 @@ export class WatcherService {
   #scan(watched: Watched, kind: IndexRunKind, known?: DirectoryRunOptions['known']): void {
     const { job } = watched;
     watched.scan?.controller.abort();
+    // A reconcile comes once the job's watch is up: the watcher's thread walks the folder (a change after a file's
+    // stat there is the watch's to report), so this thread, which serves requests, does not.
+    const walked = kind === 'reconcile' && watched.error === null ? this.#watcher.walk(job.id) : undefined;
     const run = this.#deps.indexing.startDirectory(job.path, {
       kind,
       force: false,
@@ -266,6 +269,7 @@ export class WatcherService {
       filePattern: job.file_pattern,
       root: job.path,
       ...(known ? { known } : {}),
+      ...(walked ? { walked } : {}),
       // A file the queue already holds a change for is the queue's: its cooldown and the scheduler (which may be
       // pausing it since before this start) decide when it is indexed, not this scan.
       ...(kind === 'reconcile' ? { leaveTo: queuedPaths(this.#deps.queue) } : {}),

@@ -9,7 +9,7 @@ import { tempTree, type TempTree } from '../../helpers/files.js';
 import { repoRoot } from '../../helpers/shared.js';
 import { available } from '../../../src/actors/scheduler/readings.js';
 import { snapshot } from '../scheduler/fixtures.js';
-import { fileRecord, indexed, queueIdle, startWatchService, type WatchHarness } from '../watcher/helpers.js';
+import { fileRecord, indexed, pastCatchUpSlack, queueIdle, startWatchService, type WatchHarness } from '../watcher/helpers.js';
 
 forEachEngine('QueueService', (engine) => {
   let h: WatchHarness;
@@ -27,6 +27,8 @@ forEachEngine('QueueService', (engine) => {
     // Two restarts and a dozen conditions: at load 14 (issue 16, two busy loops on 2 cores) it took over 60 s, the
     // mocha default, while every condition was still within its own deadline.
     this.timeout(240_000);
+    // The file of an item as if the service had died while processing it (a graceful stop lets it finish first).
+    await writeFile(tree.path('three.txt'), 'Nightjars hunt moths at dusk over the heath.');
     h = await startWatchService(engine);
     const jobId = (await h.t.request('POST', '/api/watch/', { directory_path: tree.root })).body.job_id as number;
     await h.t.service.watcher.settled(jobId);
@@ -35,8 +37,8 @@ forEachEngine('QueueService', (engine) => {
     await writeFile(tree.path('one.txt'), 'Kestrels hover above the motorway verges.');
     await writeFile(tree.path('two.txt'), 'Swifts sleep on the wing during migration.');
     await eventually(() => h.t.service.queue.status().ready === 2);
-    // As if the service had died while this file was processing (a graceful stop lets it finish first).
-    await writeFile(tree.path('three.txt'), 'Nightjars hunt moths at dusk over the heath.');
+    // A start within the watcher's catch-up slack of a change reports the file changed, and its item cools down.
+    await pastCatchUpSlack(tree.path('one.txt'), tree.path('two.txt'), tree.path('three.txt'));
     const now = Date.now() / 1000;
     const interrupted = { id: randomUUID(), file_path: tree.path('three.txt'), action: 'index' as const, status: 'processing' as const, enqueued_at: now, cooldown_expires_at: now, dest_path: null, retry_count: 0, job_id: jobId, last_error: null, last_event_at: now };
     await h.t.service.queue.flush();
@@ -74,6 +76,7 @@ forEachEngine('QueueService', (engine) => {
     expect(put.body).to.include({ paused_by_scheduler: true });
     await writeFile(tree.path('busy.txt'), 'Written while the machine was busy.');
     await eventually(() => h.t.service.queue.status().ready === 1);
+    await pastCatchUpSlack(tree.path('busy.txt'));
 
     await h.restart();
     // The first check ran before the queue started: it comes up paused by the scheduler, the item waiting.

@@ -1,6 +1,8 @@
 import type { AnyBusEvent } from '../../../src/events/types.js';
 import type { WatcherTuning } from '../../../src/actors/watcher/protocol.js';
 import type { QueueItem } from '../../../src/actors/queue/types.js';
+import { stat } from 'node:fs/promises';
+import { CATCH_UP_SLACK_MS } from '../../../src/actors/watcher/watcher-core.js';
 import { FakeProvider } from '../scheduler/fixtures.js';
 import { eventually } from '../../helpers/assert.js';
 import type { TestEngine } from '../../helpers/engines.js';
@@ -29,7 +31,10 @@ export async function startWatchService(engine: TestEngine, extra: Partial<typeo
     provider,
     async restart() {
       harness.t = await harness.t.restart();
-      harness.t.service.bus.subscribe((e) => harness.events.push(e));
+      // The watched folders are watched (and their events published) while the service starts: those too.
+      const { bus } = harness.t.service;
+      harness.events.push(...bus.since(0).events);
+      bus.subscribe((e) => harness.events.push(e));
     },
   };
   harness.t.service.bus.subscribe((e) => harness.events.push(e));
@@ -78,4 +83,14 @@ export async function queueIdle(t: TestService, timeoutMs = 30_000): Promise<voi
     const s = t.service.queue.status();
     return s.total_items === 0 && t.service.indexing.activeRuns.length === 0;
   }, timeoutMs, 50);
+}
+
+/**
+ * Waits until the files are older than a starting watcher's catch-up slack (watcher-core.ts): a start within it of a
+ * file's change reports that file changed (its queue item cools down again), which a test of what a restart keeps
+ * must not meet by chance; a start takes well under the slack now.
+ */
+export async function pastCatchUpSlack(...files: string[]): Promise<void> {
+  const changed = Math.max(...(await Promise.all(files.map(async (f) => Math.max((await stat(f)).ctimeMs, (await stat(f)).mtimeMs)))));
+  await eventually(() => Date.now() > changed + CATCH_UP_SLACK_MS + 100, CATCH_UP_SLACK_MS * 3, 50);
 }

@@ -4,7 +4,9 @@ import { mkdir, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
 import { DEFAULT_WATCHER_TUNING } from '../../../src/actors/watcher/protocol.js';
-import { WatcherCore, watchesFolder } from '../../../src/actors/watcher/watcher-core.js';
+import { ListingWatcher, plainUnder, WatcherCore, watchesFolder } from '../../../src/actors/watcher/watcher-core.js';
+import { compileFilePattern, compileFilter } from '../../../src/filters/matcher.js';
+import { walkFiles, type WalkedFile, type WalkError } from '../../../src/filters/walk.js';
 import chokidar from 'chokidar';
 import { defaultFilterConfig } from '../../../src/filters/defaults.js';
 import type { FilterConfig } from '../../../src/filters/schema.js';
@@ -165,6 +167,81 @@ describe('WatcherCore (real chokidar, real folders)', function () {
       expect(announced).to.deep.equal([false]);
     } finally {
       await watcher.close();
+    }
+  });
+
+  it("lists folders with a synchronous lstat per entry (readdirp's `_stat`, replaced in chokidar's listing stream)", async () => {
+    // The listing's stats come from readdirp's `_stat`; if a release renames it, this fails instead of every start
+    // quietly going back to an asynchronous lstat per file.
+    const watcher = new ListingWatcher({ persistent: false });
+    try {
+      const stream = watcher._readdirp(tree.root) as unknown as { _stat: (p: string) => unknown; destroy(): void };
+      const stats = stream._stat(tree.path('a.txt'));
+      expect(stats).to.not.be.instanceOf(Promise);
+      expect(stats).to.include({ size: 5 });
+      stream.destroy();
+    } finally {
+      await watcher.close();
+    }
+    // And chokidar still reports what it finds through it.
+    const seen: string[] = [];
+    const listing = new ListingWatcher({ persistent: false, alwaysStat: true });
+    listing.on('add', (p: string) => seen.push(p));
+    listing.add(tree.root);
+    await new Promise<void>((resolve) => listing.once('ready', () => resolve()));
+    await listing.close();
+    expect(seen.sort()).to.deep.equal([tree.path('a.txt'), tree.path('docs/b.md'), tree.path('docs/deep/c.txt'), tree.path('keys/id_rsa'), tree.path('node_modules/pkg/readme.md')]);
+  });
+
+  it('cuts a path under the root by its prefix only when nothing in it needs resolving', () => {
+    expect(plainUnder('/home/me/docs', '/home/me/docs/a/b.txt')).to.equal(true);
+    expect(plainUnder('/home/me/docs', '/home/me/docs/.hidden/b.txt')).to.equal(true);
+    expect(plainUnder('/home/me/docs', '/home/me/docs/..b/c..')).to.equal(true);
+    for (const p of ['/home/me/docs', '/home/me/docs/', '/home/me/docsx/a', '/home/me/docs/../etc/passwd', '/home/me/docs/a/./b', '/home/me/docs/a//b', '/home/me/docs/a/..', '/home/me/docs/a/.', 'home/me/docs/a']) {
+      expect(plainUnder('/home/me/docs', p), p).to.equal(false);
+    }
+    expect(plainUnder('/', '/etc/passwd')).to.equal(false);
+  });
+
+  it("walks a watched job's folder as the scan's own walk does: filters, file_pattern, links, the data directory", async () => {
+    const outside = await tempTree({ 'shadow.txt': 'not ours' });
+    try {
+      await symlink(outside.path('shadow.txt'), tree.path('docs/shadow.txt'));
+      await symlink(outside.root, tree.path('elsewhere'));
+      await tree.write('data/pglite/base.txt', 'our own database');
+      await tree.write('docs/deep/d.md', '# delta');
+      start({ ownDataDir: tree.path('data') });
+      for (const [jobId, filePattern, recursive] of [[1, null, true], [2, '*.md', true], [3, null, false]] as const) {
+        const root = jobId === 1 ? tree.root : jobId === 2 ? tree.path('docs') : tree.path('docs/deep');
+        await core.watch({ jobId, root, recursive, filePattern });
+        const errors: WalkError[] = [];
+        const expected: WalkedFile[] = [];
+        const pattern = filePattern === null ? null : compileFilePattern(filePattern);
+        for await (const f of walkFiles(root, {
+          matcher: compileFilter(defaultFilterConfig()),
+          relativeTo: root,
+          recursive,
+          ...(pattern?.ok ? { filePattern: pattern.matcher } : {}),
+          skipPaths: [tree.path('data')],
+          onError: (e) => errors.push(e),
+        })) {
+          expected.push(f);
+        }
+        const walked = await core.walk(jobId);
+        expect(walked.paths, `job ${jobId}`).to.deep.equal(expected.map((f) => f.path)).and.to.have.length.greaterThan(0);
+        expect(walked.sizes).to.deep.equal(expected.map((f) => f.size));
+        expect(walked.mtimes).to.deep.equal(expected.map((f) => f.mtimeMs));
+        expect(walked.errors).to.deep.equal(errors);
+      }
+      const all = (await core.walk(1)).paths;
+      expect(all).to.include(tree.path('docs/deep/d.md'));
+      expect(all.filter((p) => p.startsWith(tree.path('data')) || p.startsWith(tree.path('node_modules')) || p.includes('shadow') || p.startsWith(tree.path('keys')))).to.deep.equal([]);
+      await core.unwatch(3);
+      let refused: unknown = null;
+      await core.walk(3).catch((err: unknown) => (refused = err));
+      expect(String(refused)).to.match(/not watched/);
+    } finally {
+      await outside.remove();
     }
   });
 

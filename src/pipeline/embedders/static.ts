@@ -102,12 +102,17 @@ export class StaticTokenizer {
 
   words(text: string): StaticWord[] {
     const out: StaticWord[] = [];
+    this.scan(text, (start, end, ids) => out.push({ start, end, ids }));
+    return out;
+  }
+
+  /** Each word of the text in order: its span and its ids (shared arrays: read them, do not keep them). */
+  scan(text: string, visit: (start: number, end: number, ids: readonly number[]) => void): void {
     for (const m of text.matchAll(WORD)) {
       let key = m[0].toLowerCase();
       if (!ASCII_WORD.test(key)) key = fold(key);
-      out.push({ start: m.index, end: m.index + m[0].length, ids: this.lookup(key) });
+      visit(m.index, m.index + m[0].length, this.lookup(key));
     }
-    return out;
   }
 
   ids(text: string): number[] {
@@ -159,10 +164,11 @@ export const DEFAULT_MAX_CHUNKS = 32;
  * the Debian documentation (bench/long-documents.ts): the first 32 chunks only found 0.23 of the spans beyond
  * chunk 32, averaging the narrow chunks' vectors down to 32 found 0.40, wider windows 0.42 (all chunks: 0.58).
  */
-export function boundedWindows(counts: readonly number[], budget: number, overlap: number, maxChunks: number): [number, number][] {
+export function boundedWindows(counts: ArrayLike<number>, budget: number, overlap: number, maxChunks: number): [number, number][] {
   let width = budget;
   if (maxChunks > 0) {
-    const total = counts.reduce((a, b) => a + b, 0);
+    let total = 0;
+    for (let i = 0; i < counts.length; i++) total += counts[i]!;
     // Windows step by about (width - overlap) tokens: the width that gives maxChunks steps over the text.
     width = Math.max(budget, Math.ceil((total - overlap) / maxChunks) + overlap);
   }
@@ -178,6 +184,43 @@ function positiveInt(name: string, value: number | undefined, fallback: number):
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < 1) throw new Error(`options.${name} must be a positive integer (got ${String(v)})`);
   return v;
+}
+
+/** A text's words as growing typed arrays: word i spans starts[i]..ends[i], its ids are ids[idStarts[i]..idStarts[i + 1]]. */
+class WordSpans {
+  count = 0;
+  starts = new Int32Array(1024);
+  ends = new Int32Array(1024);
+  /** One more than count: idStarts[count] is where the next word's ids go. */
+  idStarts = new Int32Array(1025);
+  ids = new Int32Array(1024);
+
+  add(start: number, end: number, ids: readonly number[]): void {
+    if (this.count + 1 >= this.starts.length) {
+      this.starts = grown(this.starts);
+      this.ends = grown(this.ends);
+      this.idStarts = grown(this.idStarts);
+    }
+    let at = this.idStarts[this.count]!;
+    while (at + ids.length > this.ids.length) this.ids = grown(this.ids);
+    for (const id of ids) this.ids[at++] = id;
+    this.starts[this.count] = start;
+    this.ends[this.count] = end;
+    this.idStarts[++this.count] = at;
+  }
+
+  /** Each word's tokens as windows count them: its ids, and an unknown word as one. */
+  tokenCounts(): Int32Array {
+    const counts = new Int32Array(this.count);
+    for (let i = 0; i < this.count; i++) counts[i] = Math.max(1, this.idStarts[i + 1]! - this.idStarts[i]!);
+    return counts;
+  }
+}
+
+function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(array.length * 2);
+  next.set(array);
+  return next;
 }
 
 export class StaticEmbedder implements Embedder {
@@ -223,18 +266,21 @@ export class StaticEmbedder implements Embedder {
     const cleanTitle = title.trim();
     const prefix = cleanTitle === '' ? '' : `${cleanTitle}\n`;
     const titleIds = this.tokenizer.ids(cleanTitle);
-    const words = this.tokenizer.words(text);
+    // The words in typed arrays, not an object each: a 2,000,000-character text has ~300,000 words, whose
+    // objects outlived the young generation and went to the old one (~30 MB of a thread's heap at its peak).
+    const words = new WordSpans();
+    this.tokenizer.scan(text, (start, end, ids) => words.add(start, end, ids));
     this.lastChunkIds.clear();
-    if (words.length === 0) return prefix === '' ? [] : [{ index: 0, text: cleanTitle, start: 0, end: 0 }];
+    if (words.count === 0) return prefix === '' ? [] : [{ index: 0, text: cleanTitle, start: 0, end: 0 }];
     // Unknown words count too (as one), so runs of numbers or foreign text cannot make a chunk huge.
-    const counts = words.map((w) => Math.max(1, w.ids.length));
+    const counts = words.tokenCounts();
     return boundedWindows(counts, this.chunkWords, this.overlapWords, this.maxChunks).map(([first, last], index) => {
-      const start = (words[first] as StaticWord).start;
-      const end = (words[last] as StaticWord).end;
+      const start = words.starts[first]!;
+      const end = words.ends[last]!;
       const chunkText = prefix + text.slice(start, end);
       // The words are already looked up: remember their ids for the embed() call that usually follows.
       const ids = titleIds.slice();
-      for (let i = first; i <= last; i++) for (const id of (words[i] as StaticWord).ids) ids.push(id);
+      for (let k = words.idStarts[first]!; k < words.idStarts[last + 1]!; k++) ids.push(words.ids[k]!);
       this.lastChunkIds.set(chunkText, ids);
       return { index, text: chunkText, start, end };
     });

@@ -6,7 +6,7 @@
  * between words, so re-tokenising a window's text gives exactly its tokens. A single word longer than the
  * budget gets a window of its own (the embedder truncates it).
  */
-export function windows(counts: readonly number[], budget: number, overlap: number): [number, number][] {
+export function windows(counts: ArrayLike<number>, budget: number, overlap: number): [number, number][] {
   const out: [number, number][] = [];
   if (counts.length === 0) return out;
   const count = (i: number): number => counts[i] as number;

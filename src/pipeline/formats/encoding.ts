@@ -5,6 +5,7 @@
  * also recognises DOS and EBCDIC code pages). Decoding is iconv-lite, Node's ICU TextDecoder for what
  * iconv-lite lacks, and our own tables for EBCDIC.
  */
+import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import iconv from 'iconv-lite';
 import type * as Jschardet from 'jschardet';
@@ -49,14 +50,36 @@ export function utf16WithoutBom(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | un
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The text if the bytes are valid UTF-8, else undefined. */
-export function strictUtf8Decode(bytes: Uint8Array): string | undefined {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return undefined;
+/**
+ * The text if the bytes are valid UTF-8, else undefined. With maxChars, at least its first maxChars characters
+ * (all when shorter), decoded a megabyte at a time until there are: a 16 MB opening of a text file made a
+ * 16-million-character string (32 MB when any character is beyond Latin-1) of which the text extractor keeps 4
+ * million. The whole is checked either way, so the same bytes are UTF-8 or not as before.
+ */
+export function strictUtf8Decode(bytes: Uint8Array, maxChars = Infinity): string | undefined {
+  if (maxChars === Infinity || bytes.length <= UTF8_PIECE) {
+    try {
+      return strictUtf8.decode(bytes);
+    } catch {
+      return undefined;
+    }
   }
+  if (!isUtf8(bytes)) return undefined;
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const parts: string[] = [];
+  let length = 0;
+  let at = 0;
+  for (; at < bytes.length && length < maxChars; at += UTF8_PIECE) {
+    const part = decoder.decode(bytes.subarray(at, at + UTF8_PIECE), { stream: true });
+    parts.push(part);
+    length += part.length;
+  }
+  // Valid UTF-8 read to its end leaves nothing pending; stopped early, what is pending lies past maxChars.
+  if (at >= bytes.length) parts.push(decoder.decode());
+  return parts.join('');
 }
+
+const UTF8_PIECE = 1 << 20;
 
 /** Decodes with a named encoding; undefined when no decoder knows the name. */
 export function decodeAs(bytes: Uint8Array, label: string): string | undefined {
@@ -99,8 +122,9 @@ const UNTRUSTED_DECLARED = /^(utf-?16|utf-?32|ucs-?2|unicode)/i;
 /**
  * Decodes document bytes. `declared` is an encoding the document names for itself; it wins over detection
  * (but not over a BOM), as browsers do, unless it names a UTF-16/32 variant without a BOM or no decoder knows it.
+ * `maxChars`: the caller keeps only that many characters, so UTF-8 (the common case) may decode no further.
  */
-export function decodeBytes(bytes: Uint8Array, declared?: string): Decoded {
+export function decodeBytes(bytes: Uint8Array, declared?: string, options: { maxChars?: number } = {}): Decoded {
   const bom = bomEncoding(bytes);
   if (bom) {
     const text = decodeAs(bytes.subarray(bom.length), bom.encoding);
@@ -115,7 +139,7 @@ export function decodeBytes(bytes: Uint8Array, declared?: string): Decoded {
   // Before UTF-8: ASCII text in UTF-16 is valid UTF-8 too (NUL is a valid character), just not the right one.
   const utf16 = utf16WithoutBom(bytes);
   if (utf16) return { text: decodeAs(bytes, utf16) ?? '', encoding: utf16 };
-  const utf8 = strictUtf8Decode(bytes);
+  const utf8 = strictUtf8Decode(bytes, options.maxChars);
   if (utf8 !== undefined) return { text: utf8, encoding: 'utf-8' };
   return decodeDetected(bytes);
 }

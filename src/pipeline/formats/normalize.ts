@@ -15,15 +15,53 @@ const HORIZONTAL_SPACE = /[ \t\f\v\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/
  * Collapses runaway whitespace while keeping paragraph breaks: line endings become \n, runs of horizontal
  * space become one space, lines are trimmed, and more than one blank line becomes exactly one. NFC-normalised
  * so the same word always has the same code points.
+ *
+ * A long text is normalised in pieces (normalizePiece) joined once: each of the eight passes made a copy of the
+ * whole text, and a string past 128 KB lives in V8's large-object space, freed only by a full collection, so a
+ * 2,000,000-character text left ~100 MB of copies in the old generation (a pipeline thread's heap peak on the
+ * Debian documentation's largest texts). Pieces of ~16,000 characters are young garbage, taken back at once.
  */
 export function normalizeText(input: string): string {
+  if (input.length <= PIECE_CHARS) return normalizePiece(input).trim();
+  const pieces: string[] = [];
+  for (let start = 0; start < input.length; ) {
+    const end = pieceEnd(input, start + PIECE_CHARS);
+    pieces.push(normalizePiece(input.slice(start, end)));
+    start = end;
+  }
+  return pieces.join('').trim();
+}
+
+/** Characters a piece holds, about (two-byte strings of this length stay well under V8's 128 KB large objects). */
+const PIECE_CHARS = 16_384;
+
+/** ASCII letters and digits: no pass matches them, none drops them, and NFC composes nothing into or onto them. */
+const isInert = (code: number): boolean => (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+
+/**
+ * Where the piece from `from` ends: between two inert characters at or after `from`, so no pass matches across it
+ * and pieces normalise to what the whole would (every match of a pass holds only other characters; NFC never
+ * combines across a character that starts anew and cannot compose). The text's end when there is no such place.
+ */
+function pieceEnd(text: string, from: number): number {
+  for (let i = Math.max(1, from); i < text.length; i++) {
+    if (isInert(text.charCodeAt(i)) && isInert(text.charCodeAt(i - 1))) return i;
+  }
+  return text.length;
+}
+
+/**
+ * normalizeText's passes except the trim, which only the whole text's ends need (it commutes with the last two:
+ * once horizontal space is one space, only spaces and newlines are left to trim, and NFC and the surrogate pass
+ * neither make nor take those).
+ */
+function normalizePiece(input: string): string {
   return input
     .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
     .replace(CONTROL, '')
     .replace(HORIZONTAL_SPACE, ' ')
     .replace(/ ?\n ?/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
-    .trim()
     .normalize('NFC')
     .replace(LONE_SURROGATE, '\uFFFD');
 }

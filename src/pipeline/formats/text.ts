@@ -8,9 +8,9 @@ import type { ExtractInput, ExtractResult } from './types.js';
 
 export function extractPlainText(format: 'text' | 'csv', mime: string) {
   return async (input: ExtractInput): Promise<ExtractResult> => {
-    const decoded = decodeBytes(input.bytes);
     // Twice the budget is more than normalising can shrink to it: cut before normalising, not after.
     const budget = input.maxTextChars * 2;
+    const decoded = decodeBytes(input.bytes, undefined, { maxChars: budget + 1 });
     const truncated = decoded.text.length > budget;
     return {
       ok: true,

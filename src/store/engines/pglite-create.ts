@@ -4,17 +4,11 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { workerPath } from '../../paths.js';
+import { INITDB_ARGS } from './pglite-initdb.js';
 
 /** A PGlite instance with the extensions the store uses, on dataDir (in memory when null). */
 export function pgliteInstance(dataDir: string | null, startParams: string[]): Promise<PGlite> {
   return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector }, startParams });
-}
-
-/** Creates a new database in dataDir (initdb), with the extension, and closes it: the child process's one job. */
-export async function createPgliteHere(dataDir: string, startParams: string[]): Promise<void> {
-  const db = await pgliteInstance(dataDir, startParams);
-  await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-  await db.close();
 }
 
 /** How long the child may take to create a database (~2 s on a loaded laptop) before it is stopped and reported. */
@@ -30,12 +24,12 @@ const creatingPrefix = (dataDir: string): string => `${path.basename(dataDir)}.c
  * instance. A thread did the same job but Node 24's V8 aborted once while such threads, each compiling PGlite's
  * WASM, came and went (`UnregisterWasmAllocation`); a process of its own cannot touch this one's WASM bookkeeping.
  */
-function createInChild(folder: string, dataDir: string, startParams: string[], timeoutMs: number): Promise<void> {
+function createInChild(folder: string, dataDir: string, initdbArgs: string[], timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     // Not the parent's flags (a test runner's, an inspector's): V8's baseline WASM compiler only. initdb runs once
     // and briefly, and optimising PGlite's 9 MB module for it cost more than it saved (measured, the child alone:
     // 4.4-4.8 → 3.2-3.5 CPU-s and 790-1,110 → 640-760 MB peak RSS on Node 20 and 24).
-    const child = fork(workerPath('pglite-create.process'), [folder, JSON.stringify(startParams)], {
+    const child = fork(workerPath('pglite-create.process'), [folder, JSON.stringify(initdbArgs)], {
       execArgv: ['--liftoff-only'],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
@@ -83,6 +77,8 @@ async function syncDir(dir: string): Promise<void> {
 export interface CreateOptions {
   /** Test seam: how long the child may take. */
   timeoutMs?: number;
+  /** Test seam: initdb's options instead of INITDB_ARGS. */
+  initdbArgs?: string[];
 }
 
 /**
@@ -91,7 +87,7 @@ export interface CreateOptions {
  * `*.creating-*` sibling, removed by the next creation, and never a directory that looks like a database but is
  * not one. A data directory that holds files but no PG_VERSION is not ours to delete: the error names it.
  */
-export async function ensurePgliteCreated(dataDir: string, startParams: string[], options: CreateOptions = {}): Promise<void> {
+export async function ensurePgliteCreated(dataDir: string, options: CreateOptions = {}): Promise<void> {
   const present = await entries(dataDir);
   if (present?.includes('PG_VERSION')) return;
   if (present && present.length > 0) {
@@ -105,7 +101,7 @@ export async function ensurePgliteCreated(dataDir: string, startParams: string[]
   await Promise.all(stale.map((name) => rm(path.join(parent, name), { recursive: true, force: true }).catch(() => undefined)));
   const creating = await mkdtemp(path.join(parent, prefix));
   try {
-    await createInChild(creating, dataDir, startParams, options.timeoutMs ?? CREATE_TIMEOUT_MS);
+    await createInChild(creating, dataDir, options.initdbArgs ?? INITDB_ARGS, options.timeoutMs ?? CREATE_TIMEOUT_MS);
     if (present) await rmdir(dataDir);
     await rename(creating, dataDir);
     await syncDir(parent);

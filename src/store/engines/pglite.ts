@@ -109,10 +109,10 @@ export async function openPglite(dataDir: string | null, options: PgliteOptions 
   const buffersMb = options.sharedBuffersMb ?? sharedBuffersMb(dataDir ? await databaseBytes(dataDir) : 0);
   const startParams = [...PGlite.defaultStartParams, ...WAL_START_PARAMS, '-c', `shared_buffers=${buffersMb}MB`];
   // A new database is created by a child process, never by the instance the store keeps (pglite-create.ts).
-  if (dataDir) await ensurePgliteCreated(dataDir, startParams);
+  if (dataDir) await ensurePgliteCreated(dataDir);
   const db = await pgliteInstance(dataDir, startParams);
-  // A database on disk got the extension when it was created; CREATE EXTENSION IF NOT EXISTS at every open cost
-  // 30-70 CPU-ms (80-190 ms of a restart at load 8-10), the catalog lookup ~5.
+  // A new database gets the extension at its first open (its creation stops after initdb); CREATE EXTENSION IF
+  // NOT EXISTS at every open cost 30-70 CPU-ms (80-190 ms of a restart at load 8-10), the catalog lookup ~5.
   const { rows } = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
   if (rows.length === 0) await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
   const statements = new PgliteStatements(db);

@@ -90,6 +90,20 @@ describe('StaticEmbedder', () => {
       expect(embedder.chunk(text, 'A title').every((c) => size(text.slice(c.start, c.end)) <= 96)).to.equal(true);
     });
 
+    it('chunks and embeds a long text as windows over its words() would', async () => {
+      const long = Array.from({ length: 120 }, (_, i) => `${text} Zellkern-Protein il-6-mediated ${i}`).join('\n');
+      const words = embedder.tokenizer.words(long);
+      const expected = boundedWindows(words.map((w) => Math.max(1, w.ids.length)), 96, 12, DEFAULT_MAX_CHUNKS).map(([first, last]) => ({
+        start: words[first]!.start,
+        end: words[last]!.end,
+        ids: [...embedder.tokenizer.ids('A title'), ...words.slice(first, last + 1).flatMap((w) => w.ids)],
+      }));
+      const chunks = embedder.chunk(long, 'A title');
+      expect(chunks.map((c) => [c.start, c.end])).to.deep.equal(expected.map((e) => [e.start, e.end]));
+      const vectors = await embedder.embed(chunks.map((c) => c.text));
+      vectors.forEach((v, i) => expect(Array.from(v)).to.deep.equal(Array.from(embedder.table.embed(expected[i]!.ids))));
+    });
+
     it('boundedWindows: at most maxChunks windows of at least the budget, every word in one; 0 is no limit', () => {
       const counts = Array.from({ length: 10_000 }, (_, i) => (i % 13 === 0 ? 3 : 1));
       expect(boundedWindows(counts, 96, 12, 0)).to.deep.equal(windows(counts, 96, 12));

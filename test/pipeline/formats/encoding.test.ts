@@ -2,10 +2,30 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import iconv from 'iconv-lite';
-import { decodeBytes, detectEncodings, looksLikeText, utf16WithoutBom } from '../../../src/pipeline/formats/encoding.js';
+import { decodeBytes, detectEncodings, looksLikeText, strictUtf8Decode, utf16WithoutBom } from '../../../src/pipeline/formats/encoding.js';
 import { sharedPath } from '../../helpers/shared.js';
 
 describe('decodeBytes', () => {
+  it('decodes only the opening of long UTF-8 when asked for that many characters, still checking all of it', () => {
+    // Characters of one to four bytes, across the megabyte pieces it decodes.
+    const text = 'aé€😀 word '.repeat(400_000);
+    const bytes = Buffer.from(text, 'utf8');
+    for (const maxChars of [1, 1_000_000, 2_500_001]) {
+      const opening = strictUtf8Decode(bytes, maxChars)!;
+      expect(opening.length).to.be.at.least(maxChars).and.below(text.length);
+      expect(text.startsWith(opening)).to.equal(true);
+    }
+    expect(strictUtf8Decode(bytes, text.length + 5)).to.equal(text);
+    expect(decodeBytes(bytes, undefined, { maxChars: 10 })).to.deep.include({ encoding: 'utf-8' });
+    // One byte that is not UTF-8 at the very end: not UTF-8, with or without a limit.
+    const spoiled = Buffer.concat([bytes, Buffer.from([0xff])]);
+    expect(strictUtf8Decode(spoiled, 10)).to.equal(undefined);
+    // Detection then decodes it whole, as without a limit (not an opening cut at ten characters).
+    const detected = decodeBytes(spoiled);
+    expect(detected.text.length).to.be.above(text.length - 10);
+    expect(decodeBytes(spoiled, undefined, { maxChars: 10 })).to.deep.equal(detected);
+  });
+
   it('strips a UTF-8 BOM', () => {
     expect(decodeBytes(Buffer.from('\uFEFFhello', 'utf8'))).to.deep.equal({ text: 'hello', encoding: 'utf-8' });
   });

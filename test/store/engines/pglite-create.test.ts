@@ -3,9 +3,9 @@ import { fork } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { workerPath } from '../../../src/paths.js';
 import { ensurePgliteCreated } from '../../../src/store/engines/pglite-create.js';
+import { INITDB_ARGS } from '../../../src/store/engines/pglite-initdb.js';
 import { openPglite } from '../../../src/store/engines/pglite.js';
 import { eventually } from '../../helpers/assert.js';
 
@@ -52,7 +52,7 @@ describe('creating a new PGlite database (a child process, renamed into place)',
     // The real child, killed with SIGKILL once it has begun writing the database.
     const creating = path.join(parent, 'pglite.creating-killed');
     await mkdir(creating);
-    const child = fork(workerPath('pglite-create.process'), [creating, JSON.stringify(PGlite.defaultStartParams)], { execArgv: [], stdio: 'ignore' });
+    const child = fork(workerPath('pglite-create.process'), [creating, JSON.stringify(INITDB_ARGS)], { execArgv: [], stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     await eventually(async () => (await readdir(creating)).length > 0, 120_000, 5);
     child.kill('SIGKILL');
@@ -80,17 +80,17 @@ describe('creating a new PGlite database (a child process, renamed into place)',
   });
 
   it('reports a creation that fails with its reason, and leaves nothing behind', async () => {
-    // PostgreSQL cannot start without PGlite's own start parameters: the child fails and says why.
+    // initdb refuses a setting PostgreSQL does not know: the child fails and says why.
     let error: Error | null = null;
-    await ensurePgliteCreated(dataDir, []).catch((err: Error) => (error = err));
+    await ensurePgliteCreated(dataDir, { initdbArgs: ['-c', 'no_such_parameter=1'] }).catch((err: Error) => (error = err));
     expect(error).to.be.an('error');
-    expect(error!.message).to.include(`creating the embedded database in ${dataDir} failed`).and.include('PGlite failed to initialize');
+    expect(error!.message).to.include(`creating the embedded database in ${dataDir} failed`).and.include('INITDB failed to initialize');
     expect(await readdir(parent)).to.deep.equal([]);
   });
 
   it('reports a creation that takes too long, stopping it, and leaves nothing behind', async () => {
     let error: Error | null = null;
-    await ensurePgliteCreated(dataDir, PGlite.defaultStartParams, { timeoutMs: 1 }).catch((err: Error) => (error = err));
+    await ensurePgliteCreated(dataDir, { timeoutMs: 1 }).catch((err: Error) => (error = err));
     expect(error).to.be.an('error');
     expect(error!.message).to.include('took longer than').and.include('it was stopped');
     expect(await readdir(parent)).to.deep.equal([]);

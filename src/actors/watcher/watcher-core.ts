@@ -26,7 +26,8 @@
  * - a folder created while watched is read again once it has been quiet a moment: chokidar reads a new folder
  *   and only then starts watching it, and files written in between (a burst into a fresh folder) would never be
  *   reported. The read is repeated, with growing pauses, until one starts after chokidar's watch of the folder
- *   is up: from then on the watch sees what the reads could miss;
+ *   is up: from then on the watch sees what the reads could miss. A folder made in that window is handed to
+ *   chokidar, which then lists and watches it as any other;
  * - a reconcile's walk of a job's folder is made here (walk()), once its watch is up: synchronously, a folder at a
  *   time, handed over as columns; the main thread, which serves requests, walks nothing at a restart;
  * - a file whose name is not valid UTF-8 cannot be stat'ed by the name chokidar has for it, so chokidar drops it
@@ -463,12 +464,30 @@ export class WatcherCore {
       return; // gone again, or unreadable: chokidar reports what it can
     }
     for (const entry of entries) {
-      if (!entry.isFile() || job.removed || instance.closed) continue; // links never; folders have their own sweep
+      if (job.removed || instance.closed) return;
+      if (entry.isDirectory()) {
+        this.#adoptFolder(job, instance, folder, entry.name);
+        continue;
+      }
+      if (!entry.isFile()) continue; // links never
       const file = path.join(folder, entry.name);
       if (this.#stats.has(file)) continue;
       const stats = await fs.lstat(file).catch(() => null);
       if (stats?.isFile() && !this.#stats.has(file)) this.#onAdd(job, instance, file, stats);
     }
+  }
+
+  /**
+   * A folder a sweep finds in a new folder: chokidar lists it and watches it, with its own sweeps, as soon as chokidar
+   * has handled it (it is then in chokidar's entries for its parent). A folder made after chokidar read the new
+   * folder and before it watched it is in neither its listing nor its watch, and would never be seen, nor anything
+   * written into it later: chokidar is asked to add it. Excluded folders stay pruned; a job that is not recursive
+   * watches no folder below its root.
+   */
+  #adoptFolder(job: Job, instance: Instance, parent: string, name: string): void {
+    const folder = path.join(parent, name);
+    if (!job.spec.recursive || tracksEntry(instance.watcher, parent, name) || this.#ignored(job, null, instance.mode, folder)) return;
+    instance.watcher.add(folder);
   }
 
   /**
@@ -646,6 +665,18 @@ export class ListingWatcher extends FSWatcher {
 
 interface ListingStream {
   _stat: (path: string) => Stats | Promise<Stats>;
+}
+
+/**
+ * Whether chokidar has handled `name` in `parent` (its entries for the folder: the sub-folders it lists, natively;
+ * every entry when polling). chokidar 4's map is not public API: without it the answer is "yes", so no folder is
+ * added twice, and the watcher test of a folder made inside chokidar's read-then-watch window fails.
+ */
+export function tracksEntry(watcher: FSWatcher, parent: string, name: string): boolean {
+  const watched = (watcher as unknown as { _watched?: unknown })._watched;
+  if (!(watched instanceof Map)) return true;
+  const entries = watched.get(path.resolve(parent)) as { has?: (item: string) => boolean } | undefined;
+  return typeof entries?.has === 'function' ? entries.has(name) : false;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WatcherEvent } from '../../../src/actors/watcher/protocol.js';
@@ -8,6 +8,7 @@ import { ListingWatcher, plainUnder, WatcherCore, watchesFolder } from '../../..
 import { compileFilePattern, compileFilter } from '../../../src/filters/matcher.js';
 import { walkFiles, type WalkedFile, type WalkError } from '../../../src/filters/walk.js';
 import chokidar from 'chokidar';
+import { NodeFsHandler } from 'chokidar/handler.js';
 import { defaultFilterConfig } from '../../../src/filters/defaults.js';
 import type { FilterConfig } from '../../../src/filters/schema.js';
 import { eventually } from '../../helpers/assert.js';
@@ -151,6 +152,33 @@ describe('WatcherCore (real chokidar, real folders)', function () {
     await Promise.all(names.map((n) => writeFile(tree.path(n), n)));
     await eventually(() => new Set(ofType('add').map(pathOf)).size === names.length, 30_000);
     expect([...new Set(ofType('add').map(pathOf))].sort()).to.deep.equal(names.map((n) => tree.path(n)).sort());
+  });
+
+  it('reports the files of a folder made after chokidar read its new parent and before it watched it, and later ones', async () => {
+    await start().watch({ jobId: 1, root: tree.root, recursive: true, filePattern: null });
+    const fresh = tree.path('fresh');
+    const inner = (name: string): string => path.join(fresh, 'inner', name);
+    // chokidar reads a new folder, then watches it: this puts a folder with files in between, every time (on a busy
+    // machine a `mkdir -p` burst falls there by itself now and then).
+    const handler = NodeFsHandler.prototype as unknown as { _watchWithNodeFs: (p: string, ...rest: unknown[]) => unknown };
+    const watchWithNodeFs = handler._watchWithNodeFs;
+    handler._watchWithNodeFs = function (this: unknown, p: string, ...rest: unknown[]) {
+      if (path.resolve(p) === fresh) {
+        mkdirSync(path.join(fresh, 'inner'));
+        for (let i = 0; i < 5; i++) writeFileSync(inner(`f${i}.txt`), `file ${i}`);
+      }
+      return watchWithNodeFs.call(this, p, ...rest);
+    };
+    try {
+      await mkdir(fresh);
+      const made = Array.from({ length: 5 }, (_, i) => inner(`f${i}.txt`));
+      await eventually(() => made.every((f) => ofType('add').some((e) => pathOf(e) === f)), 30_000);
+    } finally {
+      handler._watchWithNodeFs = watchWithNodeFs;
+    }
+    // The folder is watched from then on.
+    await writeFile(inner('later.txt'), 'written later');
+    await has((e) => e.type === 'add' && pathOf(e) === inner('later.txt'));
   });
 
   it("tells when chokidar watches a new folder (the sweeps' stop rule reads chokidar's own state)", async () => {

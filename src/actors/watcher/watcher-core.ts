@@ -118,6 +118,11 @@ export function plainUnder(root: string, p: string): boolean {
   return path.sep === '/' && p.length > root.length + 1 && p.charCodeAt(root.length) === 47 && p.startsWith(root) && root !== '/' && !UNRESOLVED.test(p);
 }
 
+/** `abs`'s path relative to `root` (null when outside it): a prefix cut when it is `plain` (plainUnder), else resolved. */
+function relativeUnder(root: string, abs: string, plain: boolean): string | null {
+  return plain ? normaliseRelativePath(abs.slice(root.length + 1), { windows: false }) : relativeToRoot(root, abs);
+}
+
 function errorCode(err: unknown): string {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : 'EUNKNOWN';
 }
@@ -368,7 +373,7 @@ export class WatcherCore {
     const plain = plainUnder(job.spec.root, p);
     const abs = plain ? p : path.resolve(p);
     if ((!plain || job.nearOwnData) && this.#ownData.contains(abs)) return true;
-    const rel = plain ? normaliseRelativePath(p.slice(job.spec.root.length + 1), { windows: false }) : relativeToRoot(job.spec.root, abs);
+    const rel = relativeUnder(job.spec.root, abs, plain);
     if (rel === null) return true;
     if (rel === '') return false;
     if (stats?.isFile() && mode === 'native') {
@@ -386,7 +391,7 @@ export class WatcherCore {
   }
 
   #acceptsPath(job: Job, abs: string): boolean {
-    const rel = plainUnder(job.spec.root, abs) ? normaliseRelativePath(abs.slice(job.spec.root.length + 1), { windows: false }) : relativeToRoot(job.spec.root, abs);
+    const rel = relativeUnder(job.spec.root, abs, plainUnder(job.spec.root, abs));
     return rel !== null && rel !== '' && this.#accepts(job, rel);
   }
 

@@ -38,8 +38,9 @@ import { pgliteDir } from '../src/store/spawn.js';
 import { createScratchDatabase } from '../test/helpers/engines.js';
 import { databaseSize, directoryBytes, listFiles } from './lib/bench-service.js';
 import { formatBreakdown, spread } from './lib/breakdown.js';
+import { formatProfiles, readProfiles } from './lib/cpu-profile.js';
 import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
-import { peakRssBytes, rssBytes, sampleTreeRss, shebangEnvironment, untilQuiet } from './lib/proc.js';
+import { cpuSecondsExcept, peakRssBytes, rssBytes, sampleTreeRss, shebangEnvironment, untilQuiet } from './lib/proc.js';
 import { markdownTable } from './lib/search-bench.js';
 
 const CLI = {
@@ -56,10 +57,11 @@ const CLI = {
     rounds: { type: 'string', value: 'N', default: '3', description: 'restarts per service with --restart-only (medians printed)' },
     compare: { type: 'string', value: 'CLI_JS', description: 'another build (its dist/src/cli.js): with DIR, index DIR with it too, in Recoll\'s column; with --restart-only, restart it too, alternating' },
     'compare-first': { type: 'boolean', description: 'with --compare and DIR: index DIR with the other build first (alternate the order between runs)' },
+    'cpu-prof': { type: 'string', value: 'OUT_DIR', description: 'write V8 CPU profiles of the bulk run, one per thread (node --cpu-prof), into OUT_DIR, and print where each thread\'s CPU went' },
   },
 } satisfies BenchCommand<BenchOptions>;
 
-const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare, compareFirst } = readBenchArgs(CLI, ({ values, positional }) => {
+const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare, compareFirst, cpuProf } = readBenchArgs(CLI, ({ values, positional }) => {
   const restartFrom = values['restart-only'] === undefined ? null : path.resolve(values['restart-only']);
   if (!positional && restartFrom === null) throw new Error('DIR is required (or --restart-only DATA_DIR)');
   if (values.compare !== undefined && values.recoll === true) throw new Error('--compare takes Recoll\'s column: not with --recoll');
@@ -77,6 +79,7 @@ const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare
     rounds: positiveInt('rounds', values.rounds!),
     compare: values.compare ?? null,
     compareFirst: values['compare-first'] === true,
+    cpuProf: values['cpu-prof'] === undefined ? null : path.resolve(values['cpu-prof']),
   };
 });
 
@@ -127,9 +130,15 @@ const PHASES: [keyof StartUpPhases, string][] = [
 ];
 
 /** `filesift serve` in a child process, as a user starts it; resolves once it listens (its log line says where). */
-async function serve(env: Record<string, string>, token: string, cli = OWN_CLI, onMemory?: (sample: MemorySample) => void): Promise<Served> {
+async function serve(
+  env: Record<string, string>,
+  token: string,
+  cli = OWN_CLI,
+  onMemory?: (sample: MemorySample) => void,
+  nodeArgs: string[] = [],
+): Promise<Served> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve'], {
     env: { ...process.env, ...shebangEnvironment(cli), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -230,7 +239,9 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
     // The bulk run: watch the folder, wait for the initial scan's index_run_completed, then for quiet.
     const t0 = performance.now();
     const memory = memoryTracker();
-    const first = await serve(env, token, cli, (sample) => memory.add(sample));
+    // --cpu-prof: this build's bulk run only; node writes one profile per thread as each ends (SIGTERM included).
+    const profiling = cpuProf !== null && cli === OWN_CLI ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
+    const first = await serve(env, token, cli, (sample) => memory.add(sample), profiling);
     const pid = first.child.pid!;
     const run: { completed: Extract<ServiceEvent, { type: 'index_run_completed' }>['data'] | null } = { completed: null };
     const failures = new Map<string, number>();
@@ -240,7 +251,10 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
     });
     if (threads !== null) await first.client.request('PUT', '/api/settings/', { 'queue.max_concurrency': threads });
     await first.client.post('/api/watch/', { directory_path: corpus });
-    const idle = await untilQuiet(pid, async () => run.completed !== null && (await nothingGoingOn(first.client)));
+    // Profiled, V8's sampling threads never rest and each sampled thread wakes for every sample: those are left
+    // out of "quiet", and a thread's ~1 % of a core from the sampling is not work.
+    const quiet = profiling.length > 0 ? { cpu: (p: number) => cpuSecondsExcept(p, 'v8:ProfEvntProc'), busyCoreShare: 0.05 } : {};
+    const idle = await untilQuiet(pid, async () => run.completed !== null && (await nothingGoingOn(first.client)), quiet);
     const peak = first.peakRss();
     const servicePeak = first.ownPeakRss();
     events.close();
@@ -511,6 +525,10 @@ async function main(): Promise<void> {
         return formats.map((f) => [f.format, String(f.files), f.parseMs, f.analyzeMs, `${((100 * f.files * (f.parseMs + f.analyzeMs)) / total).toFixed(0)} %`]);
       })(),
     ));
+  }
+  if (cpuProf) {
+    console.log(`\nThe bulk run's CPU profiles (${cpuProf}; sampling slows the run: read the shares, not the seconds):\n`);
+    console.log(formatProfiles(readProfiles(cpuProf, 10)));
   }
   console.log(`\nload average at the end: ${load()}`);
 }

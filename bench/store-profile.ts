@@ -8,7 +8,9 @@
  *   no-keywords   no graph, the keyword triggers off (files_keyword_insert / _update)
  *   no-chunks     no graph, no keyword triggers, no chunk rows: the files row and the transaction
  * CPU is this thread's (PGlite runs in it), measured with process.cpuUsage around the writes only.
- *   npm run bench:store -- PGLITE_DIR [--files N]
+ *   npm run bench:store -- PGLITE_DIR [--files N] [--gin as-built|direct|KB]
+ * --gin sets how the positions' GIN index takes new entries: PostgreSQL's default gathers them in a pending list and
+ * merges it into the index in the one write that fills it (gin_pending_list_limit, 4 MB): that write is slow.
  * PGLITE_DIR: e.g. the `--keep` copy of `npm run bench:corpus`. It is copied before it is opened (PGlite writes
  * to the directory it opens).
  */
@@ -23,16 +25,26 @@ import { hnswParameters } from '../src/store/repositories/files.repository.js';
 import { nonNegativeInt, readBenchArgs } from './lib/cli.js';
 import { markdownTable } from './lib/search-bench.js';
 
-const { dir, files: fileLimit } = readBenchArgs(
+const { dir, files: fileLimit, gin } = readBenchArgs(
   {
     command: 'npm run bench:store --',
     about: "Splits the store thread's CPU per file by part (graph, keyword triggers, chunk rows, file row), replaying a kept index.",
     positional: { name: 'PGLITE_DIR', description: 'a PGlite data directory (e.g. bench:corpus --keep); copied first' },
-    options: { files: { type: 'string', value: 'N', default: '0', description: 'replay only the first N indexed files (0: all)' } },
+    options: {
+      files: { type: 'string', value: 'N', default: '0', description: 'replay only the first N indexed files (0: all)' },
+      gin: {
+        type: 'string',
+        value: 'MODE',
+        default: 'as-built',
+        description: "the positions' GIN index (file_segments_tsv_idx): as-built, direct (fastupdate off) or a pending list of KB (e.g. 512)",
+      },
+    },
   },
   ({ values, positional }) => {
     if (!positional || !existsSync(positional)) throw new Error(`PGLITE_DIR: no such directory: ${positional ?? '(none given)'}`);
-    return { dir: positional, files: nonNegativeInt('files', values.files) };
+    const gin = values.gin!;
+    if (gin !== 'as-built' && gin !== 'direct' && !/^[1-9]\d*$/.test(gin)) throw new Error(`--gin: as-built, direct or a size in KB, not '${gin}'`);
+    return { dir: positional, files: nonNegativeInt('files', values.files), gin };
   },
 );
 
@@ -49,6 +61,8 @@ type Variant = 'full' | 'no-graph' | 'no-keywords' | 'no-chunks';
 interface Measured {
   variant: Variant;
   writeCpuMs: number;
+  /** Wall milliseconds of each write, slowest first: one write holds PGlite's only thread that long. */
+  slowestMs: number[];
   /** CPU of building the graph once over every vector after the last write (no-graph only). */
   buildCpuMs: number | null;
 }
@@ -68,9 +82,17 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
     if (variant === 'no-keywords' || variant === 'no-chunks') {
       await db.exec('ALTER TABLE files DISABLE TRIGGER files_keyword_insert; ALTER TABLE files DISABLE TRIGGER files_keyword_update');
     }
+    if (gin === 'direct') await db.exec('ALTER INDEX file_segments_tsv_idx SET (fastupdate = off)');
+    else if (gin !== 'as-built') await db.exec(`ALTER INDEX file_segments_tsv_idx SET (fastupdate = on, gin_pending_list_limit = ${Number(gin)})`);
+    const walls: number[] = [];
     const start = process.cpuUsage();
-    for (const w of writes) await store.files.saveIndexed(variant === 'no-chunks' ? { ...w, chunks: [] } : w);
+    for (const w of writes) {
+      const t0 = performance.now();
+      await store.files.saveIndexed(variant === 'no-chunks' ? { ...w, chunks: [] } : w);
+      walls.push(performance.now() - t0);
+    }
     const writeCpuMs = cpuMs(start);
+    const slowestMs = walls.sort((a, b) => b - a).slice(0, 5);
     let buildCpuMs: number | null = null;
     if (variant === 'no-graph' && dimension > 0) {
       const built = process.cpuUsage();
@@ -79,7 +101,7 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
       );
       buildCpuMs = cpuMs(built);
     }
-    return { variant, writeCpuMs, buildCpuMs };
+    return { variant, writeCpuMs, slowestMs, buildCpuMs };
   } finally {
     await db.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -89,11 +111,12 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
 try {
   const writes = await loadWrites();
   const vectors = writes.reduce((n, w) => n + w.chunks.length, 0);
-  console.log(`${writes.length} files, ${vectors} chunk vectors (${(vectors / writes.length).toFixed(1)} a file), from ${dir}`);
+  console.log(`${writes.length} files, ${vectors} chunk vectors (${(vectors / writes.length).toFixed(1)} a file), from ${dir}; positions' GIN index: ${gin}`);
   const results: Measured[] = [];
   for (const variant of ['full', 'no-graph', 'no-keywords', 'no-chunks'] as const) {
     results.push(await replay(writes, variant));
-    console.error(`  ${variant}: ${(results.at(-1)!.writeCpuMs / writes.length).toFixed(2)} CPU ms/file`);
+    const r = results.at(-1)!;
+    console.error(`  ${variant}: ${(r.writeCpuMs / writes.length).toFixed(2)} CPU ms/file; slowest writes ${r.slowestMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   }
   const per = (ms: number): string => (ms / writes.length).toFixed(2);
   const [full, noGraph, noKeywords, noChunks] = results as [Measured, Measured, Measured, Measured];
@@ -107,6 +130,7 @@ try {
         ['keyword triggers (no-graph - no-keywords)', per(noGraph.writeCpuMs - noKeywords.writeCpuMs)],
         ['chunk rows (no-keywords - no-chunks)', per(noKeywords.writeCpuMs - noChunks.writeCpuMs)],
         ['files row + transaction (no-chunks)', per(noChunks.writeCpuMs)],
+        ['slowest single write, whole (wall ms)', full.slowestMs[0]?.toFixed(0) ?? '–'],
       ],
     ),
   );

@@ -1,11 +1,13 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node
 /**
  * The `filesift` command: `serve` starts the service (here, since it needs the composition root); every other
  * command talks to a running service (src/cli/). Bare `filesift` prints the help, never a second server.
  *
- * The first line gives the process two glibc malloc arenas (read by glibc as the process starts, so it cannot be
- * set from here): by default every busy thread gets its own, and the service's dozen threads leave each one's
- * freed memory resident (README "Memory"). `npm start` sets it the same way; elsewhere it is harmless.
+ * The first line tunes glibc's malloc (read by glibc as the process starts, so it cannot be set from here): two
+ * arenas, since by default every busy thread gets its own and the service's dozen threads leave each one's freed
+ * memory resident; and allocations of 128 KB and more mapped on their own, so that a freed file buffer goes back
+ * to the system (glibc's own threshold climbs to 32 MB after the first large free, and those buffers then stay in
+ * the arenas). README "Memory". `npm start` sets both the same way; elsewhere they are harmless.
  */
 import { checkPrivileges, ConfigError, loadConfig, packageVersion } from './config.js';
 import { createLogger } from './logger.js';

@@ -33,6 +33,31 @@ export function cpuSeconds(pid: number): number | null {
   return readStat(pid)?.cpuSeconds ?? null;
 }
 
+/**
+ * user + system CPU seconds of the process's live threads except those named `skipThread` (e.g. V8's profiler
+ * threads, `v8:ProfEvntProc`, which spin while `--cpu-prof` samples); null once gone.
+ */
+export function cpuSecondsExcept(pid: number, skipThread: string): number | null {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  let ticks = 0;
+  for (const tid of tasks) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      if (text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')) === skipThread) continue;
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[14 - 3]) + Number(fields[15 - 3]);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return ticks / TICKS;
+}
+
 /** The process's peak resident set (VmHWM) in bytes; null once gone. */
 export function peakRssBytes(pid: number): number | null {
   try {
@@ -102,9 +127,9 @@ export function sampleTreeRss(root: number, intervalMs = 200): { stop(): number 
 export async function untilQuiet(
   pid: number,
   done: () => Promise<boolean>,
-  { intervalMs = 250, quietMs = 2000, busyCoreShare = 0.02 } = {},
+  { intervalMs = 250, quietMs = 2000, busyCoreShare = 0.02, cpu = cpuSeconds } = {},
 ): Promise<{ at: number; cpuSeconds: number }> {
-  const sample = (previous: number): { at: number; cpuSeconds: number } => ({ at: performance.now(), cpuSeconds: cpuSeconds(pid) ?? previous });
+  const sample = (previous: number): { at: number; cpuSeconds: number } => ({ at: performance.now(), cpuSeconds: cpu(pid) ?? previous });
   const worked = (from: { at: number; cpuSeconds: number }, to: { at: number; cpuSeconds: number }): boolean =>
     to.cpuSeconds - from.cpuSeconds > (busyCoreShare * (to.at - from.at)) / 1000;
   let last = sample(0);

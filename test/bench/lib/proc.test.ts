@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { cpuSeconds, peakRssBytes, sampleTreeRss, untilQuiet } from '../../../bench/lib/proc.js';
+import { cpuSeconds, cpuSecondsExcept, peakRssBytes, sampleTreeRss, untilQuiet } from '../../../bench/lib/proc.js';
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 
 /** A child that burns `cpu` seconds of CPU (by its own clock), holding a 64 MB buffer, then idles until killed. */
 function burner(cpu: number) {
@@ -44,5 +46,31 @@ describe('bench/lib/proc', function () {
     }
     await new Promise((resolve) => child.once('exit', resolve));
     expect(cpuSeconds(child.pid!)).to.equal(null);
+  });
+
+  it('cpuSecondsExcept leaves out the threads of one name (a busy worker counted, then left out by its name)', async () => {
+    // A worker that names itself and burns ~0.4 s of CPU; the main thread stays idle meanwhile.
+    const script = `const fs = require('node:fs'); fs.writeFileSync('/proc/thread-self/comm', 'burner'); ` +
+      `const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1e6 < 0.4) {} ` +
+      `require('node:worker_threads').parentPort.postMessage('burnt');`;
+    const all0 = cpuSeconds(process.pid)!;
+    const except0 = cpuSecondsExcept(process.pid, 'burner')!;
+    const worker = new Worker(script, { eval: true });
+    try {
+      await new Promise((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      const tid = (await import('node:fs')).readdirSync(`/proc/${process.pid}/task`).find((t) =>
+        readFileSync(`/proc/${process.pid}/task/${t}/comm`, 'utf8').trim() === 'burner');
+      expect(tid, 'the worker\'s thread, by its name').to.be.a('string');
+      const all = cpuSeconds(process.pid)! - all0;
+      const except = cpuSecondsExcept(process.pid, 'burner')! - except0;
+      expect(all).to.be.at.least(0.35);
+      expect(all - except).to.be.at.least(0.3); // the burner's ~0.4 s counted in one, not in the other
+    } finally {
+      await worker.terminate();
+    }
+    expect(cpuSecondsExcept(999_999_999, 'x')).to.equal(null);
   });
 });

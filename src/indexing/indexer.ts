@@ -9,6 +9,7 @@ import type { Settings } from '../settings/schema.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { KnownFile } from '../store/repositories/files.types.js';
 import type { StoreApi } from '../store/store.js';
+import { KEYWORD_SLICED_FROM_CHARS } from '../store/keyword/slices.js';
 import type { FileOutcome, IndexRun } from './run.js';
 
 /** Share of indexing.file_timeout_seconds the parse stage may spend extracting before it keeps what it has. */
@@ -160,6 +161,7 @@ export class Indexer {
         if (known && stat.ok && known.status === 'indexed' && looksUnchanged(known, stat.facts.size, Date.parse(stat.facts.modified), this.deps.embeddingModel())) {
           const moved = await this.deps.store.files.move(from, to, stat.facts, Date.parse(stat.facts.modified), this.deps.jobFor(to));
           if (moved) {
+            await this.#finishKeywords(known.id, null); // a new name re-indexes its keywords
             run.record('indexed');
             run.fileEvent('file_indexed', { path: to, file_id: known.id, chunks: null, reused: true });
             return { status: 'indexed' };
@@ -260,6 +262,7 @@ export class Indexer {
         const sourceId = await store.files.findByHash(doc.contentHash, model, filePath);
         if (sourceId !== null) {
           const id = await store.files.saveCopy(sourceId, doc, mtimeMs, jobId);
+          await this.#finishKeywords(id, doc.text.length);
           run.record('indexed', doc.text === '');
           run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: null, reused: true });
           return { status: 'indexed' };
@@ -323,6 +326,7 @@ export class Indexer {
       embeddingModel,
       chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
     });
+    await this.#finishKeywords(id, doc.text.length);
     run.addStageTime('store', performance.now() - storeStart);
     run.record('indexed', doc.text === '');
     run.fileEvent('file_indexed', { path: filePath, file_id: id, chunks: chunks.length, reused: false });
@@ -381,6 +385,17 @@ export class Indexer {
       return { status: 'indexed' };
     } finally {
       claim.release();
+    }
+  }
+
+  /**
+   * Finishes a long text's keyword index (store/keyword/slices.ts), one short store call per slice, so that searches
+   * run between them instead of waiting behind one long write. `textChars` null: the length is not known here.
+   */
+  async #finishKeywords(id: number, textChars: number | null): Promise<void> {
+    if (textChars !== null && textChars <= KEYWORD_SLICED_FROM_CHARS) return;
+    while (!(await this.deps.store.search.continueKeywords(id))) {
+      // the next slice
     }
   }
 

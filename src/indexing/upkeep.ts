@@ -1,5 +1,6 @@
 /**
- * The index's upkeep after writes, in the background: documents of the keyword index are sealed into blocks (a
+ * The index's upkeep after writes, in the background: long texts' keyword indexes left unfinished are finished
+ * (store/keyword/slices.ts), documents of the keyword index are sealed into blocks (a
  * large tail makes every search slower), the blocks are compacted at the end of a run once the sealed range has
  * doubled (sealing in slices leaves many small blocks, and departed documents' postings), and planner statistics
  * are refreshed after a burst. PGlite runs one
@@ -120,6 +121,11 @@ export class IndexUpkeep {
     const { search } = this.#deps.store;
     const urgent = this.#urgent;
     this.#urgent = false;
+    // A long text's keyword index left unfinished (a stop or a crash between its slices) is finished first, a
+    // slice at a time; the indexer finishes its own writes, so this list is almost always empty.
+    for (const fileId of await search.pendingKeywords()) {
+      while (!this.#closed && !(await search.continueKeywords(fileId))) await pause(this.#deps.pauseMs ?? 25);
+    }
     // A compaction left running (by a restart, or a pass cut short) goes first: a seal would void its copy.
     await this.#compact('no');
     const threshold = urgent ? 1 : (this.#deps.tailThreshold ?? 256);

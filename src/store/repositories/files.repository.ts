@@ -2,6 +2,7 @@ import { decodeInt8, decodeText, decodeTextArray, decodeTimestamptz } from '../b
 import { underPattern } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
+import { KEYWORD_SLICE_PIECES, KEYWORD_SLICED_FROM_CHARS, sliceKeywords } from '../keyword/slices.js';
 import type { ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileContentPage, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
 
 export type * from './files.types.js';
@@ -81,7 +82,10 @@ const KNOWN_PAGE_ROWS = 20_000;
 export interface FilesRepositoryOptions {
   /** Rows per page of knownUnder (tests cross pages with a few rows). */
   knownPageRows?: number;
+  /** Pieces of a long text's keyword index per statement (keyword/slices.ts; 0: all at once, tests compare). */
+  keywordSlicePieces?: number;
 }
+
 
 /** Appends one page of a query in the shape of KNOWN_COLUMNS to `into`; returns its number of rows. */
 async function knownPage(db: SqlExecutor, select: string, params: SqlValue[], into: KnownFile[]): Promise<number> {
@@ -290,6 +294,7 @@ export function hnswParameters(dimension: number): string {
 
 export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryOptions = {}): FilesRepository {
   const pageRows = options.knownPageRows ?? KNOWN_PAGE_ROWS;
+  const slicePieces = options.keywordSlicePieces ?? KEYWORD_SLICE_PIECES;
   return {
     async known(paths) {
       if (paths.length === 0) return [];
@@ -320,6 +325,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
 
     saveIndexed(file) {
       return db.transaction(async (tx) => {
+        if (file.text.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces);
         const id = await upsertFacts(tx, file, {
           content_hash: file.contentHash,
           format: file.format,
@@ -422,6 +428,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
         );
         const source = rows[0];
         if (!source) throw new Error(`saveCopy: no file with id ${sourceId}`);
+        if (typeof source.content === 'string' && source.content.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces);
         const id = await upsertFacts(tx, { facts, mtimeMs, jobId }, { ...source, status: 'indexed', error_code: null, error: null });
         await copyChunks(tx, id, sourceId);
         await forgetExcluded(tx, facts.path);
@@ -431,6 +438,8 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
 
     move(from, to, facts, mtimeMs, jobId) {
       return db.transaction(async (tx) => {
+        // A new file name re-indexes the file's keywords: a long text's in slices (its caller continues them).
+        await sliceKeywords(tx, slicePieces);
         // A file already indexed (or excluded) at the destination is replaced by the moved one.
         await tx.query('DELETE FROM files WHERE path = $1', [to]);
         await forgetExcluded(tx, to);

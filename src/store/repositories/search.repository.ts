@@ -3,6 +3,7 @@ import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordQueryOptions }
 import { searchKeyword, type KeywordSearchResult } from '../keyword/search.js';
 import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import { compactKeywordIndex, type CompactionProgress, type CompactionStart } from '../keyword/compaction.js';
+import { KEYWORD_SLICE_PIECES } from '../keyword/slices.js';
 import type { CandidateFilters } from '../queries/filters.js';
 import { buildCorrectionQuery, type CorrectionRow } from '../keyword/lexicon.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
@@ -74,6 +75,15 @@ export interface SearchRepository {
   sealKeywords(maxDocs: number, budgetMs?: number): Promise<SealProgress>;
   /** Documents of the keyword index not sealed into blocks yet. */
   unsealedKeywords(): Promise<number>;
+  /**
+   * One more slice of a long text's keyword index (sql/0013_keyword_slices.sql): up to KEYWORD_SLICE_PIECES pieces
+   * of its text, or, once all are in, its postings; one short statement. Answers true when nothing of the file is
+   * pending any more. A write of a long text (files.saveIndexed, saveCopy, move) is followed by these calls until
+   * true; searches run between them.
+   */
+  continueKeywords(fileId: number): Promise<boolean>;
+  /** Files whose keyword index is not finished (a write cut short by a stop or a crash), oldest first. */
+  pendingKeywords(): Promise<number[]>;
   /**
    * One step of the keyword index's compaction (keyword/compaction.ts), in one short transaction: copies about
    * `maxBlocks` blocks, starting a copy when none runs and `start` allows ('due': once the sealed range has doubled
@@ -248,6 +258,16 @@ LIMIT ${files}`;
         await tx.exec('SET LOCAL enable_seqscan = off');
         return (await tx.query<CorrectionRow>(statement.text, statement.params, { prepare: true })).rows;
       });
+    },
+
+    async continueKeywords(fileId) {
+      const { rows } = await db.query<{ done: boolean }>('SELECT filesift_keyword_continue($1, $2) AS done', [fileId, KEYWORD_SLICE_PIECES]);
+      return rows[0]?.done ?? true;
+    },
+
+    async pendingKeywords() {
+      const { rows } = await db.query<{ file_id: number }>('SELECT file_id::integer AS file_id FROM keyword_pending ORDER BY file_id');
+      return rows.map((r) => r.file_id);
     },
 
     async unsealedKeywords() {

@@ -1,0 +1,130 @@
+/**
+ * sql/0013_keyword_slices.sql and src/store/keyword/slices.ts: a long text's keyword index written in slices ends
+ * with exactly the segments, postings and lengths of the one-statement write (so the same BM25 scores); until then
+ * the file waits in keyword_pending, whatever ended its writer (the upkeep finishes it); a new write of the file
+ * or its deletion supersedes the pending slices. Both engines.
+ */
+import { expect } from 'chai';
+import { IndexUpkeep } from '../../../src/indexing/upkeep.js';
+import { createLogger } from '../../../src/logger.js';
+import { createFilesRepository } from '../../../src/store/repositories/files.repository.js';
+import { KEYWORD_SLICE_PIECES, KEYWORD_SLICED_FROM_CHARS } from '../../../src/store/keyword/slices.js';
+import { parseSearchQuery } from '../../../src/search/query-parser.js';
+import type { SqlDatabase } from '../../../src/store/sql.js';
+import type { StoreApi } from '../../../src/store/store.js';
+import { forEachEngine } from '../../helpers/engines.js';
+import { indexedFileWrite, openTestStore, type TestStore } from '../../helpers/store.js';
+
+const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'jasper', 'kelp', 'lagoon'];
+
+/** ~`chars` characters of words, some multi-byte, with a word only near the end ("zephyrine"). */
+function longText(chars: number): string {
+  const parts: string[] = [];
+  let n = 0;
+  for (let i = 0; n < chars; i++) {
+    const word = `${WORDS[i % WORDS.length]}${i % 7 === 0 ? 'é' : ''}${i % 13}`;
+    parts.push(i % 40 === 39 ? `${word}.\n` : word);
+    n += word.length + 1;
+  }
+  return `${parts.join(' ')} zephyrine`;
+}
+
+interface Snapshot {
+  segments: string[];
+  lengths: unknown;
+  postings: string[];
+}
+
+async function snapshot(db: SqlDatabase, fileId: number): Promise<Snapshot> {
+  const segments = await db.query<{ s: string }>('SELECT seg || \':\' || tsv::text AS s FROM file_segments WHERE file_id = $1 ORDER BY seg', [fileId]);
+  const lengths = await db.query('SELECT len_a, len_b, len_c, len_d FROM keyword_docs WHERE file_id = $1', [fileId]);
+  const postings = await db.query<{ p: string }>(
+    `SELECT concat_ws(' ', t.lexeme, t.tf_a, t.tf_b, t.tf_c, t.tf_d, t.len_a, t.len_b, t.len_c, t.len_d) AS p
+     FROM keyword_tail t JOIN keyword_docs d USING (doc) WHERE d.file_id = $1 ORDER BY t.lexeme`,
+    [fileId],
+  );
+  return { segments: segments.rows.map((r) => r.s), lengths: lengths.rows, postings: postings.rows.map((r) => r.p) };
+}
+
+const pending = async (store: StoreApi): Promise<number[]> => store.search.pendingKeywords();
+
+forEachEngine('keyword index in slices', (engine) => {
+  let t: TestStore;
+  beforeEach(async () => {
+    t = await openTestStore(engine);
+  });
+  afterEach(() => t.close());
+
+  const write = (path: string, content: string) =>
+    indexedFileWrite(path, [], { text: content, analysis: { title: 'A long one', summary: 'amber summary', keywords: ['basalt'], provider: 'local' } });
+
+  it('writes a long text a slice at a time and ends with the postings of the one-statement write', async () => {
+    const text = longText(600_000);
+    expect(text.length).to.be.above(KEYWORD_SLICED_FROM_CHARS);
+    const id = await t.store.files.saveIndexed(write('/a/long.txt', text));
+    // The write took the first slice only: the file waits, with no keyword document yet.
+    expect(await pending(t.store)).to.deep.equal([id]);
+    expect((await snapshot(t.db, id)).lengths).to.deep.equal([]);
+    const zephyr = parseSearchQuery('zephyrine');
+    expect((await t.store.search.keyword(zephyr, { limit: 10 })).hits).to.deep.equal([]);
+    let calls = 0;
+    while (!(await t.store.search.continueKeywords(id))) calls++;
+    // 600,000 characters (~610,000 bytes) are ~39 pieces of up to 16,000 bytes: 16 with the write, 16 and 7 in two
+    // calls, then one call for the postings (the true).
+    expect(calls).to.be.within(2, 3);
+    expect(await pending(t.store)).to.deep.equal([]);
+    expect(await t.store.search.continueKeywords(id)).to.equal(true); // nothing left: answers at once
+
+    // The same file (its name too: it is indexed) written whole, by a repository that does not slice.
+    const whole = createFilesRepository(t.db, { keywordSlicePieces: 0 });
+    const wholeId = await whole.saveIndexed(write('/b/long.txt', text));
+    expect(await pending(t.store)).to.deep.equal([]);
+    const [sliced, inOne] = [await snapshot(t.db, id), await snapshot(t.db, wholeId)];
+    expect(sliced.segments.length).to.be.above(KEYWORD_SLICE_PIECES + 3);
+    expect(sliced).to.deep.equal(inOne);
+    // Both found by the word at the very end, with one score.
+    const { hits } = await t.store.search.keyword(zephyr, { limit: 10 });
+    expect(hits.map((h) => h.id).sort()).to.deep.equal([id, wholeId].sort());
+    expect(hits[0]!.score).to.equal(hits[1]!.score);
+  });
+
+  it('leaves a short text whole, and a long one cut short is finished by the upkeep', async () => {
+    const shortId = await t.store.files.saveIndexed(write('/b/short.txt', longText(KEYWORD_SLICED_FROM_CHARS - 100)));
+    expect(await pending(t.store)).to.deep.equal([]);
+    expect((await snapshot(t.db, shortId)).lengths).to.have.length(1);
+
+    // As after a crash between the slices: the write committed, nobody continued it.
+    const id = await t.store.files.saveIndexed(write('/b/long.txt', longText(400_000)));
+    expect(await pending(t.store)).to.deep.equal([id]);
+    const upkeep = new IndexUpkeep({ store: t.store, logger: createLogger('silent'), checkEveryMs: 0, pauseMs: 0 });
+    try {
+      upkeep.written(1, true);
+      await upkeep.idle();
+    } finally {
+      await upkeep.close();
+    }
+    expect(await pending(t.store)).to.deep.equal([]);
+    expect((await snapshot(t.db, id)).lengths).to.have.length(1);
+    // Found by the word at its very end, as the short one is.
+    expect((await t.store.search.keyword(parseSearchQuery('zephyrine'), { limit: 10 })).hits.map((h) => h.id).sort()).to.deep.equal([shortId, id].sort());
+  });
+
+  it('a new write of the file, or its removal, supersedes its pending slices', async () => {
+    const id = await t.store.files.saveIndexed(write('/c/long.txt', longText(400_000)));
+    expect(await pending(t.store)).to.deep.equal([id]);
+    // Re-indexed with a short text before its slices were done.
+    const again = await t.store.files.saveIndexed(write('/c/long.txt', 'only basalt now'));
+    expect(again).to.equal(id);
+    expect(await pending(t.store)).to.deep.equal([]);
+    expect(await t.store.search.continueKeywords(id)).to.equal(true);
+    const snap = await snapshot(t.db, id);
+    expect(snap.segments.some((s) => s.includes('zephyrin'))).to.equal(false);
+    expect(snap.postings.map((p) => p.split(' ')[0])).to.include('basalt');
+
+    const other = await t.store.files.saveIndexed(write('/c/other.txt', longText(400_000)));
+    expect(await pending(t.store)).to.deep.equal([other]);
+    await t.store.files.removePaths(['/c/other.txt']);
+    expect(await pending(t.store)).to.deep.equal([]);
+    expect(await t.store.search.continueKeywords(other)).to.equal(true);
+  });
+});

@@ -394,8 +394,13 @@ export class Indexer {
    */
   async #finishKeywords(id: number, textChars: number | null): Promise<void> {
     if (textChars !== null && textChars <= KEYWORD_SLICED_FROM_CHARS) return;
-    while (!(await this.deps.store.search.continueKeywords(id))) {
-      // the next slice
+    try {
+      while (!(await this.deps.store.search.continueKeywords(id))) {
+        // the next slice
+      }
+    } catch (err) {
+      // The file itself is written: it must not be failed for this. What is left stays pending for the upkeep.
+      this.deps.logger.warn({ err, fileId: id }, 'keyword index of a long text left unfinished; the index upkeep finishes it');
     }
   }
 

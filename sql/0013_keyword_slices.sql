@@ -16,8 +16,10 @@ CREATE TABLE keyword_pending (
   next_seg integer NOT NULL
 );
 
--- Up to max_pieces pieces of body from byte from_byte, cut exactly as filesift_keyword_segments cuts the whole
--- (the cut depends only on where a piece starts), with the byte offset after each.
+-- Up to max_pieces pieces of body from byte from_byte, with the byte offset after each: pieces of at most
+-- max_bytes bytes, cut after the last ASCII whitespace in a piece's second half, else at a character boundary
+-- (0006's filesift_keyword_segments, which now calls this). A cut depends only on where its piece starts, so a
+-- text cut in several calls gives the pieces of one call.
 CREATE FUNCTION filesift_keyword_pieces(body text, from_byte integer, max_pieces integer, max_bytes integer DEFAULT 16000)
   RETURNS TABLE (piece text, end_byte integer) LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
@@ -62,6 +64,13 @@ BEGIN
     RETURN NEXT;
   END LOOP;
 END
+$$;
+
+-- The whole text's pieces: one cutting algorithm for both paths, so that the slices are the whole's pieces by
+-- construction (this replaces 0006's copy of the loop).
+CREATE OR REPLACE FUNCTION filesift_keyword_segments(body text, max_bytes integer DEFAULT 16000)
+  RETURNS SETOF text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT p.piece FROM filesift_keyword_pieces(body, 0, 2147483647, max_bytes) AS p
 $$;
 
 -- tf per lexeme and field from all of a file's segments, its lengths, its keyword document and tail postings

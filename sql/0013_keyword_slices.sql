@@ -101,14 +101,34 @@ BEGIN
 END
 $$;
 
+-- Writes the segments of up to max_pieces pieces of body from byte from_byte, numbered from first_seg: the one
+-- place both the trigger and filesift_keyword_continue add a text's pieces. next_byte: where the next piece starts,
+-- NULL once the text is all in; next_seg: its segment number.
+CREATE FUNCTION filesift_keyword_add_pieces(file bigint, body text, from_byte integer, first_seg integer, max_pieces integer,
+                                            OUT next_byte integer, OUT next_seg integer) LANGUAGE plpgsql AS $$
+BEGIN
+  WITH pieces AS (
+    SELECT p.piece, p.end_byte, first_seg + p.ord::integer - 1 AS seg
+    FROM filesift_keyword_pieces(body, from_byte, max_pieces) WITH ORDINALITY AS p (piece, end_byte, ord)
+  ), written AS (
+    INSERT INTO file_segments (file_id, seg, tsv)
+    SELECT file, seg, setweight(to_tsvector('filesift_english', piece), 'D') FROM pieces
+  )
+  SELECT max(end_byte), max(seg) + 1 INTO next_byte, next_seg FROM pieces;
+  IF next_byte IS NULL OR next_byte >= octet_length(body) THEN
+    next_byte := NULL;
+  END IF;
+END
+$$;
+
 -- (Re)builds one file's document: the previous one leaves, a new one (new ordinal) gets segments and tail postings.
 -- With filesift.keyword_slice_pieces set (a positive number), at most that many pieces of the text now, the rest
 -- left to filesift_keyword_continue.
 CREATE OR REPLACE FUNCTION filesift_keyword_reindex() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   slice integer := coalesce(nullif(current_setting('filesift.keyword_slice_pieces', true), '')::integer, 0);
-  last_end integer;
-  last_seg integer;
+  rest_byte integer;
+  rest_seg integer;
 BEGIN
   PERFORM filesift_keyword_bury(NEW.id);
   DELETE FROM keyword_docs WHERE file_id = NEW.id;
@@ -125,26 +145,12 @@ BEGIN
   ) AS f (seg, tsv)
   WHERE length(f.tsv) > 0;
 
-  IF slice <= 0 THEN
-    INSERT INTO file_segments (file_id, seg, tsv)
-    SELECT NEW.id, s.ord::integer, setweight(to_tsvector('filesift_english', s.piece), 'D')
-    FROM filesift_keyword_segments(NEW.content) WITH ORDINALITY AS s (piece, ord);
-    PERFORM filesift_keyword_publish(NEW.id);
-    RETURN NULL;
-  END IF;
-
-  WITH pieces AS (
-    SELECT p.piece, p.end_byte, p.ord::integer AS seg
-    FROM filesift_keyword_pieces(NEW.content, 0, slice) WITH ORDINALITY AS p (piece, end_byte, ord)
-  ), written AS (
-    INSERT INTO file_segments (file_id, seg, tsv)
-    SELECT NEW.id, seg, setweight(to_tsvector('filesift_english', piece), 'D') FROM pieces
-  )
-  SELECT max(end_byte), max(seg) INTO last_end, last_seg FROM pieces;
-  IF last_end IS NULL OR last_end >= octet_length(NEW.content) THEN
+  SELECT a.next_byte, a.next_seg INTO rest_byte, rest_seg
+  FROM filesift_keyword_add_pieces(NEW.id, NEW.content, 0, 1, CASE WHEN slice > 0 THEN slice ELSE 2147483647 END) AS a;
+  IF rest_byte IS NULL THEN
     PERFORM filesift_keyword_publish(NEW.id);
   ELSE
-    INSERT INTO keyword_pending (file_id, next_byte, next_seg) VALUES (NEW.id, last_end, last_seg + 1);
+    INSERT INTO keyword_pending (file_id, next_byte, next_seg) VALUES (NEW.id, rest_byte, rest_seg);
   END IF;
   RETURN NULL;
 END
@@ -155,9 +161,8 @@ $$;
 CREATE FUNCTION filesift_keyword_continue(file bigint, max_pieces integer) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   pending keyword_pending%ROWTYPE;
-  body text;
-  last_end integer;
-  last_seg integer;
+  rest_byte integer;
+  rest_seg integer;
 BEGIN
   SELECT * INTO pending FROM keyword_pending WHERE file_id = file FOR UPDATE;
   IF NOT FOUND THEN
@@ -168,20 +173,10 @@ BEGIN
     DELETE FROM keyword_pending WHERE file_id = file;
     RETURN true;
   END IF;
-  SELECT content INTO body FROM files WHERE id = file;
-  WITH pieces AS (
-    SELECT p.piece, p.end_byte, pending.next_seg + p.ord::integer - 1 AS seg
-    FROM filesift_keyword_pieces(body, pending.next_byte, max_pieces) WITH ORDINALITY AS p (piece, end_byte, ord)
-  ), written AS (
-    INSERT INTO file_segments (file_id, seg, tsv)
-    SELECT file, seg, setweight(to_tsvector('filesift_english', piece), 'D') FROM pieces
-  )
-  SELECT max(end_byte), max(seg) INTO last_end, last_seg FROM pieces;
-  IF last_end IS NULL OR last_end >= octet_length(body) THEN
-    UPDATE keyword_pending SET next_byte = NULL WHERE file_id = file;
-  ELSE
-    UPDATE keyword_pending SET next_byte = last_end, next_seg = last_seg + 1 WHERE file_id = file;
-  END IF;
+  SELECT a.next_byte, a.next_seg INTO rest_byte, rest_seg
+  FROM files f, filesift_keyword_add_pieces(file, f.content, pending.next_byte, pending.next_seg, max_pieces) AS a
+  WHERE f.id = file;
+  UPDATE keyword_pending SET next_byte = rest_byte, next_seg = coalesce(rest_seg, pending.next_seg) WHERE file_id = file;
   RETURN false;
 END
 $$;

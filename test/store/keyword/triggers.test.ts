@@ -64,6 +64,33 @@ forEachEngine('keyword index triggers', (engine) => {
     await statsAgree(db);
   });
 
+  it('counts tf by segment exactly as by weight label (sql/0014), over every field and several content segments', async () => {
+    const content = Array.from({ length: 6000 }, (_, i) => ['alpha', 'gamma', `w${i % 97}`, 'the', 'delta'][i % 5]).join(' ');
+    const [id] = await insertFiles(db, [
+      { path: '/d/alpha-gamma.txt', filename: 'alpha-gamma.txt', extension: 'txt', title: 'Alpha beta alpha', keywords: ['gamma ray', 'beta'], summary: 'beta delta alpha', content },
+    ]);
+    const segments = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM file_segments WHERE file_id = $1 AND seg > 0', [id!])).rows[0]!.n;
+    expect(segments, 'content in several segments').to.be.greaterThan(1);
+    // 0007's count: positions carrying each weight label, over all of the file's segments
+    const { rows } = await db.query<TermRow>(
+      `SELECT u.lexeme,
+              sum(coalesce(cardinality(array_positions(u.weights, 'A')), 0))::int AS tf_a,
+              sum(coalesce(cardinality(array_positions(u.weights, 'B')), 0))::int AS tf_b,
+              sum(coalesce(cardinality(array_positions(u.weights, 'C')), 0))::int AS tf_c,
+              sum(coalesce(cardinality(array_positions(u.weights, 'D')), 0))::int AS tf_d
+       FROM file_segments s, unnest(s.tsv) AS u WHERE s.file_id = $1 GROUP BY u.lexeme`,
+      [id!],
+    );
+    const stored = await terms(db, id!);
+    expect(stored.size).to.equal(rows.length);
+    for (const r of rows) {
+      const t = stored.get(r.lexeme)!;
+      expect([t.tf_a, t.tf_b, t.tf_c, t.tf_d], r.lexeme).to.deep.equal([r.tf_a, r.tf_b, r.tf_c, r.tf_d]);
+    }
+    expect(stored.get('alpha')).to.include({ tf_a: 3, tf_c: 1 });
+    expect(stored.get('alpha')!.tf_d, 'summed over the content segments').to.be.greaterThan(256);
+  });
+
   it('splits a file name into words, so parts of it are found', async () => {
     const [id] = await insertFiles(db, [{ path: '/d/Q3_budget-2024.final.xlsx', filename: 'Q3_budget-2024.final.xlsx', extension: 'xlsx' }]);
     expect([...(await terms(db, id!)).keys()].sort()).to.deep.equal(['2024', 'budget', 'final', 'q3', 'xlsx']);

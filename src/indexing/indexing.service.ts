@@ -47,6 +47,18 @@ export interface DirectoryRunOptions {
   walked?: Promise<WalkedTree>;
 }
 
+/**
+ * Files in flight per pipeline thread during a run. A file is two pipeline tasks (parse, then analyse and embed)
+ * with store calls before, between and after them (the duplicate lookup, the write), and on the embedded engine
+ * those calls queue behind every write already waiting on the store's one thread: with two files per thread, a
+ * thread sat idle while both of its files waited there. Four keep it fed. The 1,082-file fifth of the Debian
+ * documentation (`npm run bench:corpus -- DIR --sample 0 --threads N`, two rounds each, load 1.3–2.1), wall
+ * seconds until idle: one thread 38.9 / 38.6 with two files, 33.8 / 33.3 with four; two threads 36.2 / 33.3 with
+ * two, 34.0 / 30.9 with four; peak RSS within the runs' noise. The texts in flight are the cost (a bounded
+ * number, each at most indexing.max_text_chars).
+ */
+export const IN_FLIGHT_PER_THREAD = 4;
+
 export interface IndexingServiceDeps {
   indexer: Indexer;
   store: StoreApi;
@@ -57,7 +69,7 @@ export interface IndexingServiceDeps {
   /** Never indexed: the service's own data directory (its database would index itself). */
   ownData: OwnDataDir;
   embeddingModel: () => string | null;
-  /** Files in flight per run beyond the pool's threads keep every thread busy while results are written. */
+  /** Files in flight per pipeline thread in a run (default IN_FLIGHT_PER_THREAD). */
   inFlightPerThread?: number;
   /** The index's background upkeep, told what each run wrote. */
   upkeep?: IndexUpkeep;
@@ -142,9 +154,14 @@ export class IndexingService {
     return { run, done };
   }
 
+  /** A run's bound on files in flight: IN_FLIGHT_PER_THREAD for each pipeline thread. */
+  #limiter(): Limiter {
+    return new Limiter(this.deps.pool.stats().maxThreads * (this.deps.inFlightPerThread ?? IN_FLIGHT_PER_THREAD));
+  }
+
   /** Indexes the given files inside a run, with the same bounded concurrency as a scan; resolves when all are done. */
   async indexFiles(run: IndexRun, files: readonly string[], options: { force: boolean }): Promise<void> {
-    const limiter = new Limiter(this.deps.pool.stats().maxThreads * (this.deps.inFlightPerThread ?? 2));
+    const limiter = this.#limiter();
     run.addToTotal(files.length);
     run.finalizeTotal();
     for (const file of files) {
@@ -208,8 +225,8 @@ export class IndexingService {
    * each file is tried once per run (a failure waits for the next run).
    */
   async #reembedAll(run: IndexRun, model: string): Promise<void> {
-    const { store, indexer, pool } = this.deps;
-    const limiter = new Limiter(pool.stats().maxThreads * (this.deps.inFlightPerThread ?? 2));
+    const { store, indexer } = this.deps;
+    const limiter = this.#limiter();
     const attempted = new Set<number>();
     for (let pass = 0; pass < 2 && !run.signal.aborted; pass++) {
       let after = 0;
@@ -233,14 +250,14 @@ export class IndexingService {
   }
 
   async #scan(run: IndexRun, directory: string, options: DirectoryRunOptions): Promise<void> {
-    const { store, indexer, filters, pool } = this.deps;
+    const { store, indexer, filters } = this.deps;
     const model = this.deps.embeddingModel();
     const recursive = options.recursive ?? true;
     const known = new Map((await (options.known ?? store.files.knownUnder(directory))).map((k) => [k.path, k]));
     const seen = new Set<string>();
     const unreadableDirs: string[] = [];
     const pattern = options.filePattern ? compileFilePattern(options.filePattern) : null;
-    const limiter = new Limiter(pool.stats().maxThreads * (this.deps.inFlightPerThread ?? 2));
+    const limiter = this.#limiter();
 
     const walkOptions = {
       matcher: filters.matcher,

@@ -58,8 +58,9 @@ export interface RunOptions {
 }
 
 /**
- * The only module that imports piscina: a pool of pipeline threads sized to the cores. A task that throws,
- * exceeds its timeout (its thread is terminated) or kills its thread comes back as a TaskFailure value.
+ * The only module that imports piscina: a pool of queue.max_concurrency pipeline threads (by default one fewer
+ * than the cores: settings/schema.ts). A task that throws, exceeds its timeout (its thread is terminated) or kills
+ * its thread comes back as a TaskFailure value.
  */
 export class PipelinePool {
   #pool: Piscina;

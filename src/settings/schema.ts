@@ -32,7 +32,7 @@ export const SettingsSchema = Type.Object(
     queue: Type.Object(
       {
         cooldown_seconds: Type.Number({ minimum: 0, maximum: 86400, default: 5, description: 'Debounce: how long a changed file must stay quiet before it is processed' }),
-        max_concurrency: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Files processed at once: the pipeline threads (default: the CPU cores this process may use, see defaultSettings)' }),
+        max_concurrency: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Files processed at once: the pipeline threads (default: one fewer than the CPU cores this process may use, at least one; see defaultConcurrency)' }),
         max_retries: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries (with exponential backoff) before a file is marked failed' }),
       },
       { additionalProperties: false },
@@ -110,7 +110,18 @@ export const settingDefinitions: ReadonlyMap<string, SettingDefinition> = new Ma
   ),
 );
 
-/** Defaults from the schema's `default` annotations; the concurrency default is the machine's core count. */
+/**
+ * Pipeline threads by default: one fewer than the cores this process may use, at least one. During a bulk run the
+ * store's one thread is busy about as long as the run lasts (a file's write, its keyword index and vector graph,
+ * is half of a run's CPU), so it needs a core of its own, and a pipeline thread more than the cores left only adds
+ * ~100 MB at the peak. The whole Debian documentation on 2 cores (README "Memory"): one thread with four files in
+ * flight against two threads (IN_FLIGHT_PER_THREAD), measured in the same session.
+ */
+export function defaultConcurrency(cores: number = availableParallelism()): number {
+  return Math.max(1, Math.min(cores - 1, 256));
+}
+
+/** Defaults from the schema's `default` annotations; the concurrency default is defaultConcurrency(). */
 export function defaultSettings(): Settings {
   const result: Record<string, Record<string, unknown>> = {};
   for (const def of settingDefinitions.values()) {
@@ -118,6 +129,6 @@ export function defaultSettings(): Settings {
     (result[def.section] ??= {})[def.name] = structuredClone(annotated);
   }
   const settings = result as unknown as Settings;
-  settings.queue.max_concurrency = Math.max(1, Math.min(availableParallelism(), 256));
+  settings.queue.max_concurrency = defaultConcurrency();
   return settings;
 }

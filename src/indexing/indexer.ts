@@ -10,6 +10,7 @@ import type { SettingsService } from '../settings/settings.service.js';
 import type { KnownFile } from '../store/repositories/files.types.js';
 import type { StoreApi } from '../store/store.js';
 import { KEYWORD_SLICED_FROM_CHARS } from '../store/keyword/slices.js';
+import { CONTENT_KEY_CHARS, KnownContent } from './known-content.js';
 import type { FileOutcome, IndexRun } from './run.js';
 
 /** Share of indexing.file_timeout_seconds the parse stage may spend extracting before it keeps what it has. */
@@ -95,8 +96,12 @@ export class Indexer {
   readonly #inFlightContent = new Map<string, Promise<unknown>>();
   /** Vector dimensions whose HNSW index is known to exist (it must before the first vector of one is written). */
   readonly #vectorIndexes = new Map<number, Promise<unknown>>();
+  /** Contents the index may hold: a certainly new one skips the duplicate lookup. */
+  readonly #knownContent: KnownContent;
 
-  constructor(private readonly deps: IndexerDeps) {}
+  constructor(private readonly deps: IndexerDeps) {
+    this.#knownContent = new KnownContent(() => deps.store.files.contentKeys(CONTENT_KEY_CHARS));
+  }
 
   /** Runs fn after any work already pending on this path. */
   #withPathLock<T>(filePath: string, fn: () => Promise<T>): Promise<T> {
@@ -259,7 +264,7 @@ export class Indexer {
     try {
       if (!force && model) {
         await claim.previous;
-        const sourceId = await store.files.findByHash(doc.contentHash, model, filePath);
+        const sourceId = (await this.#knownContent.mayHold(doc.contentHash)) ? await store.files.findByHash(doc.contentHash, model, filePath) : null;
         if (sourceId !== null) {
           const id = await store.files.saveCopy(sourceId, doc, mtimeMs, jobId);
           await this.#finishKeywords(id, doc.text.length);
@@ -326,6 +331,8 @@ export class Indexer {
       embeddingModel,
       chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
     });
+    // Before the content's claim is released: an identical file waiting on it must find it.
+    this.#knownContent.add(doc.contentHash);
     await this.#finishKeywords(id, doc.text.length);
     run.addStageTime('store', performance.now() - storeStart);
     run.record('indexed', doc.text === '');

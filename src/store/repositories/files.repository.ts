@@ -26,6 +26,8 @@ export interface FilesRepository {
   excluded(path: string): Promise<ExcludedFile | null>;
   /** Content unchanged: refreshes the file-system facts only. */
   touch(path: string, facts: IndexedFileWrite['facts'], mtimeMs: number, jobId: number | null): Promise<number | null>;
+  /** The first `chars` characters of every indexed file's content hash (indexing/known-content.ts). */
+  contentKeys(chars: number): Promise<string[]>;
   /** An indexed file with this content and embedding model, other than `exceptPath` (for reuse). */
   findByHash(contentHash: string, embeddingModel: string, exceptPath: string): Promise<number | null>;
   /** Indexes `facts.path` as a copy of file `sourceId` (same content): row and chunks copied, no re-embedding. */
@@ -407,6 +409,16 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
         [path, facts.size, facts.created, facts.modified, facts.accessed, mtimeMs, jobId, facts.filename, facts.extension],
       );
       return rows[0]?.id ?? null;
+    },
+
+    async contentKeys(chars) {
+      // One text for the whole list: PGlite decodes each value of a row result in JavaScript (KNOWN_PAGE_ROWS).
+      const { rows } = await db.query<{ keys: string | null }>(
+        `SELECT string_agg(DISTINCT left(content_hash, $1), ',') AS keys FROM files WHERE status = 'indexed' AND content_hash IS NOT NULL`,
+        [chars],
+      );
+      const keys = rows[0]?.keys;
+      return keys ? keys.split(',') : [];
     },
 
     async findByHash(contentHash, embeddingModel, exceptPath) {

@@ -84,7 +84,8 @@ interface CompactionState {
 
 async function readState(tx: SqlExecutor): Promise<CompactionState> {
   const { rows } = await tx.query<{ upto: string; compacted_upto: string; compaction_upto: string | null; compaction_cursor: string | null }>(
-    'SELECT upto::text, compacted_upto::text, compaction_upto::text, compaction_cursor FROM keyword_seal',
+    // FOR UPDATE: the watermark's row is the first lock of every step (sql/0015_keyword_lock_order.sql).
+    'SELECT upto::text, compacted_upto::text, compaction_upto::text, compaction_cursor FROM keyword_seal FOR UPDATE',
   );
   const row = rows[0]!;
   return {

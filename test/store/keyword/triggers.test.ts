@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { insertFiles } from '../../../bench/lib/keyword-db.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
-import { expectRejection } from '../../helpers/assert.js';
+import { eventually, expectRejection } from '../../helpers/assert.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { openKeywordTestDb } from './fixture.js';
 
@@ -213,4 +213,35 @@ forEachEngine('keyword index triggers', (engine) => {
     expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM keyword_dead WHERE lexeme = 'kappa'`)).rows[0]!.n).to.equal(2);
     await statsAgree(db);
   });
+
+  // Only a server runs two transactions at once (PGlite runs one statement at a time and never waits on a lock).
+  if (engine === 'postgres') {
+    it('lets a file that leaves wait for a seal in progress, then lists its postings dead by the committed watermark (sql/0015)', async () => {
+      const [a, b] = await insertFiles(db, [
+        { path: '/d/a.txt', filename: 'a.txt', extension: 'txt', content: 'kappa lambda' },
+        { path: '/d/b.txt', filename: 'b.txt', extension: 'txt', content: 'kappa mu' },
+      ]);
+      const docB = await docOf(db, b!);
+      let deletion: Promise<unknown> | null = null;
+      let deleted = false;
+      await db.transaction(async (tx) => {
+        expect((await tx.query<{ n: number }>('SELECT filesift_keyword_seal(10) AS n')).rows[0]!.n).to.equal(2);
+        // another connection deletes b while the seal is not yet committed
+        deletion = db.query('DELETE FROM files WHERE id = $1', [b!]).then(() => (deleted = true));
+        await eventually(async () => {
+          const { rows } = await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM files%'`,
+          );
+          return rows[0]!.n === 1;
+        });
+        expect(deleted, 'the deletion waits for the seal').to.equal(false);
+      });
+      await deletion;
+      // b's document was sealed by the seal that committed first, so its postings in the blocks are listed dead
+      const dead = (await db.query<{ lexeme: string }>('SELECT lexeme FROM keyword_dead WHERE doc = $1 ORDER BY lexeme', [docB!])).rows.map((r) => r.lexeme);
+      expect(dead).to.deep.equal(['b', 'kappa', 'mu', 'txt']);
+      expect(a).to.be.a('number');
+      await statsAgree(db);
+    });
+  }
 });

@@ -14,14 +14,15 @@ export class FingerprintSet {
 
   add(fingerprint: number): void {
     const fp = FingerprintSet.#nonZero(fingerprint);
-    if (FingerprintSet.#find(this.#slots, fp) >= 0) return;
+    if (this.#slots[FingerprintSet.#slotOf(this.#slots, fp)] === fp) return;
     if ((this.#size + 1) * 2 > this.#slots.length) this.#grow();
-    FingerprintSet.#insert(this.#slots, fp);
+    this.#slots[FingerprintSet.#slotOf(this.#slots, fp)] = fp;
     this.#size++;
   }
 
   has(fingerprint: number): boolean {
-    return FingerprintSet.#find(this.#slots, FingerprintSet.#nonZero(fingerprint)) >= 0;
+    const fp = FingerprintSet.#nonZero(fingerprint);
+    return this.#slots[FingerprintSet.#slotOf(this.#slots, fp)] === fp;
   }
 
   /** 0 marks an empty slot: the fingerprint 0 is stored as 1. */
@@ -29,32 +30,21 @@ export class FingerprintSet {
     return fingerprint >>> 0 || 1;
   }
 
-  /** The slot holding fp, or -1. The table is never full, so the probe ends at an empty slot. */
-  static #find(slots: Uint32Array, fp: number): number {
+  /**
+   * The slot holding fp, or the empty slot where it would go. The probe starts at the top bits of a multiplicative
+   * hash (Fibonacci hashing; the table's length is a power of 2) and, the table never full, ends at an empty slot.
+   */
+  static #slotOf(slots: Uint32Array, fp: number): number {
     const mask = slots.length - 1;
-    for (let i = FingerprintSet.#home(slots, fp); ; i = (i + 1) & mask) {
-      const slot = slots[i]!;
-      if (slot === fp) return i;
-      if (slot === 0) return -1;
-    }
-  }
-
-  /** The first slot to probe: the top bits of a multiplicative hash (Fibonacci hashing), the table's length a power of 2. */
-  static #home(slots: Uint32Array, fp: number): number {
-    return Math.imul(fp, 0x9e3779b1) >>> (Math.clz32(slots.length) + 1);
-  }
-
-  static #insert(slots: Uint32Array, fp: number): void {
-    const mask = slots.length - 1;
-    let i = FingerprintSet.#home(slots, fp);
-    while (slots[i] !== 0) i = (i + 1) & mask;
-    slots[i] = fp;
+    let i = Math.imul(fp, 0x9e3779b1) >>> (Math.clz32(slots.length) + 1);
+    while (slots[i] !== 0 && slots[i] !== fp) i = (i + 1) & mask;
+    return i;
   }
 
   #grow(): void {
     const old = this.#slots;
     this.#slots = new Uint32Array(old.length * 2);
-    for (const fp of old) if (fp !== 0) FingerprintSet.#insert(this.#slots, fp);
+    for (const fp of old) if (fp !== 0) this.#slots[FingerprintSet.#slotOf(this.#slots, fp)] = fp;
   }
 }
 

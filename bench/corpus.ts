@@ -18,8 +18,9 @@
  * of it, as often as wanted, alternating with another checkout's build (--compare) for a before/after in one run.
  * --compare with DIR indexes it a second time, right after (or, with --compare-first, right before: alternate the
  * order between runs), with another checkout's build, in Recoll's column, and splits its peak by thread too.
- * The service logs its threads' memory every second (FILESIFT_MEMORY_LOG_MS): the table under the figures splits
- * the peak by thread (V8 heap, memory outside it, PGlite's WASM memory; the rest is native: code, stacks, malloc).
+ * The service logs its threads' memory and CPU time every second (FILESIFT_MEMORY_LOG_MS): the tables under the
+ * figures split the peak by thread (V8 heap, memory outside it, PGlite's WASM memory; the rest is native: code,
+ * stacks, malloc) and the CPU seconds by thread (main, store, pipeline, watcher; the rest is V8's and libuv's).
  * The machine is shared and noisy: compare the ratios of one run, and read the load average printed with them.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -207,8 +208,11 @@ async function nothingGoingOn(client: ServiceClient): Promise<boolean> {
 }
 
 interface FilesiftRun extends SystemRun {
-  /** The service's own memory samples (FILESIFT_MEMORY_LOG_MS): the one of highest RSS, and each role's highest. */
-  memory: { atPeak: MemorySample | null; roleMax: MemorySample['roles'] };
+  /**
+   * The service's own memory samples (FILESIFT_MEMORY_LOG_MS): the one of highest RSS, each role's highest, and
+   * each thread's last CPU time ("role:threadId"; empty from a build whose samples carry none).
+   */
+  memory: { atPeak: MemorySample | null; roleMax: MemorySample['roles']; cpuMs: Record<string, number> };
   stageSeconds: Record<string, number>;
   indexed: number;
   /** The bulk run's store calls (null: the build does not log them). */
@@ -226,10 +230,11 @@ function formatStoreCalls(calls: CallFigures, files: number): string {
 
 /** Keeps the sample of highest RSS, and per role the highest of each figure (taken at different moments). */
 function memoryTracker(): { add(sample: MemorySample): void; result: FilesiftRun['memory'] } {
-  const result: FilesiftRun['memory'] = { atPeak: null, roleMax: {} };
+  const result: FilesiftRun['memory'] = { atPeak: null, roleMax: {}, cpuMs: {} };
   return {
     result,
     add(sample) {
+      for (const [thread, ms] of Object.entries(sample.cpuMs ?? {})) result.cpuMs[thread] = Math.max(result.cpuMs[thread] ?? 0, ms);
       if (!result.atPeak || sample.rss > result.atPeak.rss) result.atPeak = sample;
       for (const [role, r] of Object.entries(sample.roles)) {
         const max = (result.roleMax[role] ??= { threads: 0, heapTotal: 0, external: 0, wasm: 0 });
@@ -488,6 +493,32 @@ function printMemory({ atPeak, roleMax }: FilesiftRun['memory'], which: string |
   ));
 }
 
+/**
+ * Where the CPU went: each thread role's CPU time (its threads' own counts, at their last answer) and the rest of
+ * the process's (V8's garbage-collection and compiler helpers, libuv's file-system pool, threads that never answered).
+ */
+function printCpu(cpuMs: Record<string, number>, cpuSeconds: number, files: number, which: string | null): void {
+  const byRole = new Map<string, { threads: number; ms: number }>();
+  for (const [thread, ms] of Object.entries(cpuMs)) {
+    const role = thread.slice(0, thread.lastIndexOf(':'));
+    const r = byRole.get(role) ?? { threads: 0, ms: 0 };
+    byRole.set(role, { threads: r.threads + 1, ms: r.ms + ms });
+  }
+  if (byRole.size === 0) return;
+  const total = cpuSeconds * 1000;
+  const rest = total - [...byRole.values()].reduce((sum, r) => sum + r.ms, 0);
+  const line = (name: string, threads: string, ms: number): string[] =>
+    [name, threads, (ms / 1000).toFixed(1), (ms / files).toFixed(1), `${((100 * ms) / total).toFixed(0)} %`];
+  console.log(`\nCPU by thread${which ? `, ${which}` : ''} (each thread's own count, from start until idle):\n`);
+  console.log(markdownTable(
+    ['thread', 'threads', 'CPU seconds', 'CPU ms a file', 'share'],
+    [
+      ...[...byRole].sort((a, b) => b[1].ms - a[1].ms).map(([role, r]) => line(role, String(r.threads), r.ms)),
+      line('rest (V8 GC and compiler helpers, libuv pool, unanswered threads)', '', rest),
+    ],
+  ));
+}
+
 async function main(): Promise<void> {
   if (restartFrom !== null) return restartOnly(restartFrom, rounds, compare);
   const files = await listFiles(dir);
@@ -537,6 +568,8 @@ async function main(): Promise<void> {
   }
   printMemory(fs.memory, compare ? 'this build' : null);
   if (rc && 'memory' in rc) printMemory((rc as FilesiftRun).memory, other);
+  printCpu(fs.memory.cpuMs, fs.cpuSeconds, n, compare ? 'this build' : null);
+  if (rc && 'memory' in rc) printCpu((rc as FilesiftRun).memory.cpuMs, rc.cpuSeconds, n, other);
 
   if (sample > 0) {
     const picked = spread(files, sample);

@@ -1,11 +1,12 @@
 /**
- * Where a process's memory goes, thread by thread: every thread of the service (main, store, pipeline, watcher,
- * snippet, query embedder) answers a probe on one BroadcastChannel with its own V8 heap, its ArrayBuffers and,
- * for the store, PGlite's WASM memory. The process's RSS alone cannot say which thread holds what (they share one
- * address space). Nothing runs unless asked: a thread only listens (unref'd: the channel keeps no thread alive),
+ * Where a process's memory and CPU go, thread by thread: every thread of the service (main, store, pipeline,
+ * watcher, snippet, query embedder) answers a probe on one BroadcastChannel with its own V8 heap, its ArrayBuffers,
+ * for the store PGlite's WASM memory, and the CPU time it has used so far. The process's RSS and CPU time alone
+ * cannot say which thread holds or spends what (they share one address space and one process). Nothing runs unless asked: a thread only listens (unref'd: the channel keeps no thread alive),
  * and the service asks only when FILESIFT_MEMORY_LOG_MS is set (service.ts), for benchmarks (bench/corpus.ts).
  */
 import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 
 const CHANNEL = 'filesift:thread-memory';
@@ -22,6 +23,20 @@ export interface ThreadMemory {
   external: number;
   /** WebAssembly memory (PGlite's heap; it never shrinks once grown); 0 where there is none. */
   wasm: number;
+  /** CPU time this thread has used since it started, in ms (Linux; 0 where the system does not tell). */
+  cpuMs: number;
+}
+
+/**
+ * This thread's CPU time so far: the scheduler's own count of nanoseconds on a CPU (/proc/thread-self/schedstat,
+ * Linux). Node 20 has no per-thread CPU call (process.cpuUsage() is the whole process's).
+ */
+function threadCpuMs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ', 1)[0]) / 1e6 || 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** The question (`probe`) and the answers (`answer`: every thread hears every answer too, and ignores it). */
@@ -35,7 +50,15 @@ export function threadMemory(role: string, wasmBytes: () => number = () => 0): T
   const heap = getHeapStatistics();
   const wasm = wasmBytes();
   // V8 counts WASM memory as external too: counted once, as wasm.
-  return { role, threadId, heapTotal: heap.total_heap_size, heapUsed: heap.used_heap_size, external: Math.max(0, heap.external_memory - wasm), wasm };
+  return {
+    role,
+    threadId,
+    heapTotal: heap.total_heap_size,
+    heapUsed: heap.used_heap_size,
+    external: Math.max(0, heap.external_memory - wasm),
+    wasm,
+    cpuMs: threadCpuMs(),
+  };
 }
 
 /** Makes this thread answer memory probes as `role` (once per thread; a busy thread answers after its task). */
@@ -75,7 +98,7 @@ export async function probeThreadMemory(waitMs = 250): Promise<ThreadMemory[]> {
   const answers: ThreadMemory[] = [threadMemory('main')];
   let shared = 0;
   for (const bytes of sharedSources) shared += bytes();
-  if (shared > 0) answers.push({ role: 'shared', threadId: -1, heapTotal: 0, heapUsed: 0, external: shared, wasm: 0 });
+  if (shared > 0) answers.push({ role: 'shared', threadId: -1, heapTotal: 0, heapUsed: 0, external: shared, wasm: 0, cpuMs: 0 });
   channel.onmessage = (event) => {
     const data = (event as { data: Partial<Answer> }).data;
     if (data.answer !== id) return;
@@ -93,19 +116,26 @@ export interface MemorySample {
   rss: number;
   /** Per role: threads answering, and their heap committed, external and WASM bytes summed. */
   roles: Record<string, { threads: number; heapTotal: number; external: number; wasm: number }>;
+  /**
+   * Each answering thread's CPU time so far, in ms, by "role:threadId" (a pipeline thread that ends takes its
+   * count with it: its last answer has it).
+   */
+  cpuMs: Record<string, number>;
 }
 
 export async function sampleMemory(waitMs?: number): Promise<MemorySample> {
   const threads = await probeThreadMemory(waitMs);
   const roles: MemorySample['roles'] = {};
+  const cpuMs: MemorySample['cpuMs'] = {};
   for (const t of threads) {
+    if (t.threadId >= 0) cpuMs[`${t.role}:${t.threadId}`] = Math.round(t.cpuMs);
     const r = (roles[t.role] ??= { threads: 0, heapTotal: 0, external: 0, wasm: 0 });
     r.threads += 1;
     r.heapTotal += t.heapTotal;
     r.external += t.external;
     r.wasm += t.wasm;
   }
-  return { rss: process.memoryUsage.rss(), roles };
+  return { rss: process.memoryUsage.rss(), roles, cpuMs };
 }
 
 /** Calls `log` with a sample every `everyMs` until stopped (the timer keeps nothing alive). */

@@ -42,6 +42,37 @@ describe('thread memory probes', () => {
     }
   });
 
+  it("tells each thread's own CPU time: a thread that worked, more than one that waited", async () => {
+    const burner = new Worker(
+      `const { answerMemoryProbes } = await import(${JSON.stringify(MODULE)});
+       const { parentPort } = await import('node:worker_threads');
+       answerMemoryProbes('burner');
+       let x = 0;
+       for (let i = 0; i < 3e8; i++) x = (x + i * 7) % 1000003; // ~0.3 CPU-s on any machine, however loaded
+       parentPort.postMessage(x);
+       setInterval(() => {}, 1000);`,
+      { eval: true },
+    );
+    try {
+      await new Promise((resolve, reject) => burner.once('message', resolve).once('error', reject));
+      const answers = await probeThreadMemory(1000);
+      const cpu = (role: string): number => answers.find((a) => a.role === role)!.cpuMs;
+      const idle = Math.max(...answers.filter((a) => a.role === 'pipeline').map((a) => a.cpuMs));
+      if (process.platform === 'linux') {
+        expect(cpu('burner')).to.be.greaterThan(idle + 100);
+        expect(cpu('main')).to.be.greaterThan(0);
+      } else {
+        expect(answers.every((a) => a.cpuMs === 0)).to.equal(true); // no per-thread count there: none claimed
+      }
+      const sample = await sampleMemory(1000);
+      const burnerKey = Object.keys(sample.cpuMs).find((k) => k.startsWith('burner:'));
+      expect(burnerKey, 'the sample keys CPU by role:threadId').to.be.a('string');
+      expect(sample.cpuMs).to.not.have.property('shared:-1');
+    } finally {
+      await burner.terminate();
+    }
+  });
+
   it('sums a sample by role, beside the process\'s RSS', async () => {
     const sample = await sampleMemory(1000);
     expect(sample.roles.pipeline).to.include({ threads: 2 });

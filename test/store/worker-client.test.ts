@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { WorkerStoreClient, StoreUnavailableError } from '../../src/store/worker-client.js';
+import { STORE_HEAP_LIMITS } from '../../src/store/thread.js';
 import { createLogger } from '../../src/logger.js';
 import { eventually, expectRejection } from '../helpers/assert.js';
 
@@ -17,6 +18,12 @@ describe('WorkerStoreClient', () => {
     expect(ping.schemaVersion).to.be.greaterThan(0);
     await client.api.config.save({ k: { a: 1 } });
     expect(await client.api.config.load('k')).to.deep.equal({ k: { a: 1 } });
+  });
+
+  it("starts the thread with its own young generation (not V8's machine-sized default)", async () => {
+    client = await WorkerStoreClient.start({ dataDir: null }, createLogger('silent'));
+    // resourceLimits reports what the running thread got: the young generation as asked, the rest V8's own.
+    expect(client.worker!.resourceLimits.maxYoungGenerationSizeMb).to.equal(STORE_HEAP_LIMITS.maxYoungGenerationSizeMb);
   });
 
   it('fails calls in flight when the worker dies, then restarts it', async () => {

@@ -23,7 +23,7 @@ describe('WorkerStoreClient', () => {
   it("starts the thread with its own young generation (not V8's machine-sized default)", async () => {
     client = await WorkerStoreClient.start({ dataDir: null }, createLogger('silent'));
     // resourceLimits reports what the running thread got: the young generation as asked, the rest V8's own.
-    expect(client.worker!.resourceLimits.maxYoungGenerationSizeMb).to.equal(STORE_HEAP_LIMITS.maxYoungGenerationSizeMb);
+    expect(client.worker!.resourceLimits?.maxYoungGenerationSizeMb).to.equal(STORE_HEAP_LIMITS.maxYoungGenerationSizeMb);
   });
 
   it('fails calls in flight when the worker dies, then restarts it', async () => {

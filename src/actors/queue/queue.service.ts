@@ -5,6 +5,7 @@
  */
 import { createQueue, type QueueApi, type QueueEvent, type QueueFileEvent, type QueueItem, type QueueProcessor, type QueueStatus } from './index.js';
 import type { EventBus } from '../../events/bus.js';
+import { IN_FLIGHT_PER_THREAD } from '../../indexing/indexing.service.js';
 import type { Logger } from '../../logger.js';
 import type { Settings } from '../../settings/schema.js';
 import type { SettingsService } from '../../settings/settings.service.js';
@@ -26,10 +27,15 @@ export interface QueueServiceDeps {
   flushIntervalMs?: number;
 }
 
-function queueSettings(settings: Settings) {
+/**
+ * The queue core's settings. Items processing at once: IN_FLIGHT_PER_THREAD for each pipeline thread
+ * (queue.max_concurrency), as in a bulk run, so that a burst of changes (a checkout, an unpacked archive) keeps the
+ * threads fed while other items wait on the store, instead of one item per thread.
+ */
+export function queueSettings(settings: Settings) {
   return {
     cooldownSeconds: settings.queue.cooldown_seconds,
-    maxConcurrency: settings.queue.max_concurrency,
+    maxConcurrency: settings.queue.max_concurrency * IN_FLIGHT_PER_THREAD,
     maxRetries: settings.queue.max_retries,
   };
 }

@@ -88,7 +88,13 @@ function phraseConditions(query: ParsedQuery, params: SqlParams, fileId: string)
   });
 }
 
-/** No excluded word or phrase may occur in the file: one tsquery (x1) | (x2) | ... over the GIN index. */
+/**
+ * No excluded word or phrase may occur in the file: one tsquery (x1) | (x2) | ..., checked on the file's own
+ * segments. NOT EXISTS, not NOT IN: PostgreSQL cannot turn NOT IN into an anti-join (NULL semantics), so it
+ * evaluated the tsquery over every segment of the collection (the GIN index's whole bitmap, then a hashed set) for
+ * every candidate batch, 103 ms a batch of 200 for `-mice` at 100k files; as an anti-join it looks up each
+ * candidate's segments by key, 2.5 ms.
+ */
 function exclusionConditions(query: ParsedQuery, params: SqlParams, fileId: string): string[] {
   if (query.excluded.length === 0) return [];
   const e = params.add(query.excluded, 'text[]');
@@ -96,7 +102,7 @@ function exclusionConditions(query: ParsedQuery, params: SqlParams, fileId: stri
   const anyExcluded =
     `(SELECT string_agg('(' || x.q::text || ')', ' | ')::tsquery ` +
     `FROM (SELECT phraseto_tsquery('${KEYWORD_TS_CONFIG}', e) AS q FROM unnest(${e}) AS e) AS x WHERE numnode(x.q) > 0)`;
-  return [`${fileId} NOT IN (SELECT g.file_id FROM file_segments g WHERE g.tsv @@ ${anyExcluded})`];
+  return [`NOT EXISTS (SELECT 1 FROM file_segments g WHERE g.file_id = ${fileId} AND g.tsv @@ ${anyExcluded})`];
 }
 
 /**

@@ -2,8 +2,9 @@
  * Where a process's memory and CPU go, thread by thread: every thread of the service (main, store, pipeline,
  * watcher, snippet, query embedder) answers a probe on one BroadcastChannel with its own V8 heap, its ArrayBuffers,
  * for the store PGlite's WASM memory, and the CPU time it has used so far. The process's RSS and CPU time alone
- * cannot say which thread holds or spends what (they share one address space and one process). Nothing runs unless asked: a thread only listens (unref'd: the channel keeps no thread alive),
- * and the service asks only when FILESIFT_MEMORY_LOG_MS is set (service.ts), for benchmarks (bench/corpus.ts).
+ * cannot say which thread holds or spends what (they share one address space and one process). Nothing runs
+ * unless asked: a thread only listens (unref'd: the channel keeps no thread alive), and the service asks only when
+ * FILESIFT_MEMORY_LOG_MS is set (service.ts), for benchmarks (bench/corpus.ts).
  */
 import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';

@@ -24,15 +24,40 @@ async function freePort(): Promise<number> {
 const TOKEN = 'crash-test-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
+interface Service {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  stderr: () => string;
+  /** http://127.0.0.1:PORT, the port free when it started. */
+  base: string;
+}
+
+/**
+ * `filesift serve` on the data directory, on a port of its own: a restart does not take the port the killed process
+ * had, which another process on a busy machine may have been given meanwhile (its answers would pass for ours).
+ */
+async function start(dataDir: string): Promise<Service> {
+  const port = await freePort();
   const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', FILESIFT_API_TOKEN: TOKEN, FILESIFT_MODEL_PULL: 'off', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', FILESIFT_API_TOKEN: TOKEN, FILESIFT_MODEL_PULL: 'off', PORT: String(port), FILESIFT_DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, stderr: () => stderr };
+  return { child, exited, stderr: () => stderr, base: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * `work`, failing at once with the service's own words if it exits meanwhile (a poll of its port would only time out,
+ * saying "fetch failed"). A later exit, the test's own kill, is nobody's failure.
+ */
+function whileUp<T>(service: Service, work: Promise<T>): Promise<T> {
+  const died = service.exited.then((code): never => {
+    throw new Error(`the service exited (code ${code}) while the test waited on it; its stderr:\n${service.stderr().slice(-4000)}`);
+  });
+  died.catch(() => undefined);
+  return Promise.race([work, died]);
 }
 
 async function json(url: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
@@ -60,21 +85,18 @@ describe('filesift killed with SIGKILL in the middle of a scan (a real process)'
   });
 
   it('restarts into a complete and consistent index: every file exactly once, chunks matching, stats adding up', async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const env = { PORT: String(port), FILESIFT_DATA_DIR: dataDir };
-
-    const first = start(env);
+    const first = await start(dataDir);
     let killedAt = 0;
     try {
-      await eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 60_000, 200);
+      const base = first.base;
+      await whileUp(first, eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 60_000, 200));
       const res = await fetch(`${base}/api/watch/`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ directory_path: watched }) });
       expect(res.status).to.equal(201);
       // Mid-scan: some files are in, most are not.
-      killedAt = (await eventually(async () => {
+      killedAt = (await whileUp(first, eventually(async () => {
         const n = (await json(`${base}/api/files/stats`)).total_files as number;
         return n >= 30 ? n : null;
-      }, 240_000, 100))!;
+      }, 240_000, 100)))!;
     } finally {
       first.child.kill('SIGKILL');
     }
@@ -87,10 +109,11 @@ describe('filesift killed with SIGKILL in the middle of a scan (a real process)'
     for (let i = 0; i < 5; i++) await writeFile(path.join(watched, `new-${i}.txt`), `A note written while the service was down, number ${i}, about tidal pools.`);
     const expected = FILES - 10 + 5;
 
-    const second = start(env);
+    const second = await start(dataDir);
+    const base = second.base;
     try {
-      await eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 60_000, 200);
-      await eventually(
+      await whileUp(second, eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 60_000, 200));
+      await whileUp(second, eventually(
         async () => {
           const [stats, queue, status, jobs] = await Promise.all([
             json(`${base}/api/files/stats`),
@@ -104,7 +127,7 @@ describe('filesift killed with SIGKILL in the middle of a scan (a real process)'
         },
         420_000,
         500,
-      );
+      ));
       const stats = await json(`${base}/api/files/stats`);
       expect(stats).to.include({ total_files: expected, failed_files: 0 });
       expect(stats.extensions).to.deep.equal({ txt: expected });
@@ -160,17 +183,13 @@ describe('filesift killed with SIGKILL while it creates its database (the first 
   });
 
   it('starts again into a new, working database: the half-created one is never taken for it, and is cleared', async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const env = { PORT: String(port), FILESIFT_DATA_DIR: dataDir };
-
-    const first = start(env);
+    const first = await start(dataDir);
     try {
       // The database is being created beside its place, by a child process of the service.
-      await eventually(async () => {
+      await whileUp(first, eventually(async () => {
         const creating = (await readdir(dataDir)).find((name) => name.startsWith('pglite.creating-'));
         return creating !== undefined && (await readdir(path.join(dataDir, creating))).length > 0;
-      }, 120_000, 5);
+      }, 120_000, 5));
     } finally {
       first.child.kill('SIGKILL');
     }
@@ -179,12 +198,13 @@ describe('filesift killed with SIGKILL while it creates its database (the first 
     await eventually(async () => (await processesNaming(path.join(dataDir, 'pglite.creating-'))).length === 0, 60_000, 100);
     expect(await readdir(dataDir)).to.not.include('pglite');
 
-    const second = start(env);
+    const second = await start(dataDir);
+    const base = second.base;
     try {
-      await eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 120_000, 200);
+      await whileUp(second, eventually(async () => (await fetch(`${base}/api/status/`, { headers: auth })).status === 200, 120_000, 200));
       const res = await fetch(`${base}/api/watch/`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ directory_path: watched }) });
       expect(res.status).to.equal(201);
-      await eventually(async () => (await json(`${base}/api/files/stats`)).total_files === 1, 120_000, 200);
+      await whileUp(second, eventually(async () => (await json(`${base}/api/files/stats`)).total_files === 1, 120_000, 200));
       const found = await json(`${base}/api/search/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'anemones', mode: 'keyword' }) });
       expect(JSON.stringify(found)).to.include('tides.txt');
     } finally {

@@ -74,18 +74,25 @@ export function checkSettings(s: KeywordRankingSettings): void {
 }
 
 /**
- * Conditions from the query itself, on a file id expression: every quoted phrase must occur (in one segment of
- * the file). Each is an uncorrelated subquery over the GIN index (a hashed subplan, evaluated once per query).
+ * What a statement checks of the query's phrases (phrases.ts lists them): the files listed as holding the rare
+ * ones (null: none listed), and each unlisted phrase on a candidate's own segments.
  */
-function phraseConditions(query: ParsedQuery, params: SqlParams, fileId: string): string[] {
-  return query.phrases.map((phrase) => {
-    const p = params.add(phrase, 'text');
+export type PhraseChecks = { files: readonly number[] | null; unlisted: readonly string[] };
+
+/**
+ * Conditions from the query's phrases, on a file id expression: the listed files (phrases.ts), and each phrase too
+ * common to list checked on the file's own segments (a lookup by key per candidate: an uncorrelated `IN (files
+ * holding it)` evaluated the phrase over the whole collection for every statement, and for a common phrase that is
+ * most of it).
+ */
+function phraseConditions(listing: PhraseChecks, params: SqlParams, fileId: string): string[] {
+  const conditions = listing.files === null ? [] : [`${fileId} = ANY(${params.add([...listing.files], 'bigint[]')})`];
+  for (const phrase of listing.unlisted) {
+    const q = `phraseto_tsquery('${KEYWORD_TS_CONFIG}', ${params.add(phrase, 'text')})`;
     // A phrase of stop words only has no lexemes: it constrains nothing (instead of matching nothing).
-    return (
-      `(numnode(phraseto_tsquery('${KEYWORD_TS_CONFIG}', ${p})) = 0 OR ${fileId} IN ` +
-      `(SELECT g.file_id FROM file_segments g WHERE g.tsv @@ phraseto_tsquery('${KEYWORD_TS_CONFIG}', ${p})))`
-    );
-  });
+    conditions.push(`(numnode(${q}) = 0 OR EXISTS (SELECT 1 FROM file_segments g WHERE g.file_id = ${fileId} AND g.tsv @@ ${q}))`);
+  }
+  return conditions;
 }
 
 /**
@@ -107,10 +114,16 @@ function exclusionConditions(query: ParsedQuery, params: SqlParams, fileId: stri
 
 /**
  * The query's phrase and exclusion conditions on a file id expression, for any query over files (the semantic
- * side uses them too, so `-draft` also removes files that only the embedding found).
+ * side uses them too, so `-draft` also removes files that only the embedding found). `phrases`: what listing
+ * them found (phrases.ts); by default none is listed and each is checked on the file's segments.
  */
-export function buildQueryConstraints(query: ParsedQuery, params: SqlParams, fileId: string): string[] {
-  return [...phraseConditions(query, params, fileId), ...exclusionConditions(query, params, fileId)];
+export function buildQueryConstraints(
+  query: ParsedQuery,
+  params: SqlParams,
+  fileId: string,
+  phrases: PhraseChecks = { files: null, unlisted: query.phrases },
+): string[] {
+  return [...phraseConditions(phrases, params, fileId), ...exclusionConditions(query, params, fileId)];
 }
 
 /** Filters and query constraints on the files row `alias`: what every candidate of either side must satisfy. */
@@ -119,8 +132,9 @@ export function buildCandidateConditions(
   filters: CandidateFilters,
   params: SqlParams,
   alias = 'f',
+  phrases?: PhraseChecks,
 ): string[] {
-  return [...buildFilterConditions(filters, params, alias), ...buildQueryConstraints(query, params, `${alias}.id`)];
+  return [...buildFilterConditions(filters, params, alias), ...buildQueryConstraints(query, params, `${alias}.id`, phrases)];
 }
 
 
@@ -218,10 +232,15 @@ export function buildBlocksStatement(
  * The documents among `docs` whose files pass the filters and the query's phrases and exclusions: one row, one
  * bytea of int4 ordinals. Null when there is nothing to check (every document passes).
  */
-export function buildAdmitStatement(query: ParsedQuery, filters: CandidateFilters, docs: readonly number[]): SqlStatement | null {
+export function buildAdmitStatement(
+  query: ParsedQuery,
+  filters: CandidateFilters,
+  docs: readonly number[],
+  phrases?: PhraseChecks,
+): SqlStatement | null {
   const params = new SqlParams();
   const list = params.add([...docs], 'bigint[]');
-  const conditions = buildCandidateConditions(query, filters, params, 'f');
+  const conditions = buildCandidateConditions(query, filters, params, 'f', phrases);
   if (conditions.length === 0) return null;
   return {
     text: `SELECT string_agg(int4send(d.doc::integer), ''::bytea)
@@ -232,9 +251,9 @@ export function buildAdmitStatement(query: ParsedQuery, filters: CandidateFilter
 }
 
 /** Whether the filters or the query constrain which documents may be answered at all. */
-export function constrains(query: ParsedQuery, filters: CandidateFilters): boolean {
+export function constrains(query: ParsedQuery, filters: CandidateFilters, phrases?: PhraseChecks): boolean {
   const probe = new SqlParams();
-  return buildCandidateConditions(query, filters, probe, 'f').length > 0;
+  return buildCandidateConditions(query, filters, probe, 'f', phrases).length > 0;
 }
 
 /** The files of the given documents: rows of one bytea, doc int4 then file id int8. */

@@ -23,6 +23,7 @@ import {
   type KeywordQueryOptions,
   type KeywordRankingSettings,
 } from './query.js';
+import { listPhrases } from './phrases.js';
 import { blockMaxTopK, type EvalTerm, type TopKOptions, type TopKResult, type TopKStats } from './top-k.js';
 import { termAtATimeTopK } from './taat.js';
 
@@ -80,20 +81,41 @@ async function loadPostings(
   query: ParsedQuery,
   settings: KeywordRankingSettings,
   arena: PostingArena,
-): Promise<{ postings: ScoredPostings[][]; dead: Set<number> }> {
+): Promise<{ postings: ScoredPostings[][]; lexemes: string[]; dead: Set<number> }> {
   const statement = buildTermsStatement(query.rankText, settings, 'postings', tx.bytesColumn);
   const weights = fieldWeightList(settings);
   const dead = new Set<number>();
+  const lexemes: string[] = [];
   // Decoded (copied into typed arrays) inside the reader: the reply's bytes are not kept.
   const postings = await tx.readBytes(statement.text, statement.params, (rows) => {
     arena.reserve(rows.reduce((n, [, , , , blocks, , tail]) => n + ((blocks?.byteLength ?? 0) + (tail?.byteLength ?? 0)) / POSTING_BYTES, 0));
-    return rows.map(([, weight, c1, c2, blocks, deadDocs, tail]) => {
+    return rows.map(([lexeme, weight, c1, c2, blocks, deadDocs, tail]) => {
+      lexemes.push(decodeText(lexeme!));
       const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
       for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
       return [scorePostings(blocks!, weights, score, arena), scorePostings(tail!, weights, score, arena)];
     });
   });
-  return { postings, dead };
+  return { postings, lexemes, dead };
+}
+
+/**
+ * The documents of `within` (all, when undefined) holding every one of `words`, from the postings of the query's
+ * words (`lexemes`, in the order of `postings`): a word the query's postings lack is held by no document.
+ */
+function holdingAll(words: readonly string[], lexemes: readonly string[], postings: readonly ScoredPostings[][], within: Set<number> | undefined): Set<number> {
+  let out = within;
+  for (const word of words) {
+    const at = lexemes.indexOf(word);
+    const holding = new Set<number>();
+    if (at >= 0) {
+      for (const { docs } of postings[at]!) {
+        for (let i = 0; i < docs.length; i++) if (out === undefined || out.has(docs[i]!)) holding.add(docs[i]!);
+      }
+    }
+    out = holding;
+  }
+  return out ?? new Set();
 }
 
 /**
@@ -104,6 +126,8 @@ async function loadPostings(
  */
 export interface KeywordEvaluation extends TopKOptions {
   evaluator?: 'term-at-a-time' | 'block-max';
+  /** Segments read per phrase before it counts as common (phrases.ts; tests and benchmarks set it). */
+  phraseListLimit?: number;
 }
 
 /** The top `limit` files for the query's words (OR semantics, exact BM25F), the exact-name tier first. */
@@ -124,24 +148,42 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off');
     const named = await namedTier(tx, query, filters);
     const alsoDocs = options.alsoIds && options.alsoIds.length > 0 ? await docsOf(tx, options.alsoIds) : new Map<number, number>();
-    const constrained = constrains(query, filters);
-    const admit = constrained
+    // A rare phrase's files are listed first (phrases.ts): only their documents can be answered. Term at a time
+    // holds every posting of the query's words, those of the other phrases' words among them: a document must hold
+    // each, which narrows the candidates further and settles a phrase of one word (when every field counts: a
+    // posting in a field weighted 0 is left out of the scored postings). What is left (filters, exclusions,
+    // common phrases of several words) is checked on candidates as they come.
+    const evaluator = evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time');
+    const byPostings = evaluator === 'term-at-a-time' && weights.every((w) => w > 0);
+    const listing = await listPhrases(tx, query, { limit: evaluation.phraseListLimit, oneWord: !byPostings });
+    let within = listing.files === null ? undefined : new Set((await docsOf(tx, listing.files)).keys());
+    const checked = { files: null, unlisted: byPostings ? listing.unlisted.filter((_, i) => listing.lexemes[i]!.length > 1) : listing.unlisted };
+    const check = constrains(query, filters, checked)
       ? async (docs: readonly number[]) => {
-          const statement = buildAdmitStatement(query, filters, docs)!;
+          const statement = buildAdmitStatement(query, filters, docs, checked)!;
           return tx.readBytes(statement.text, statement.params, ([row]) => new Set(decodeDocs(row?.[0] ?? null)));
         }
       : undefined;
+    const admitAll = async (docs: readonly number[]): Promise<ReadonlySet<number>> => {
+      const inside = within ? docs.filter((doc) => within!.has(doc)) : docs;
+      return check && inside.length > 0 ? check(inside) : new Set(inside);
+    };
+    /** What a candidate must pass, as `within` stands when asked; undefined when nothing constrains. */
+    const admit = () => (within === undefined && check === undefined ? undefined : admitAll);
     const k = limit + named.size;
     let result: TopKResult;
     /** Exact scores of documents the top k may have left out (0 for one holding none of the words): named files, alsoIds. */
     let exactScores: (docs: readonly number[]) => Promise<Map<number, number>>;
-    if ((evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time')) === 'term-at-a-time') {
+    if (evaluator === 'term-at-a-time') {
       const arena = PostingArena.lease();
       let taat: Awaited<ReturnType<typeof termAtATimeTopK>>;
       try {
-        const { postings, dead } = await loadPostings(tx, query, settings, arena);
+        const { postings, lexemes, dead } = await loadPostings(tx, query, settings, arena);
+        if (byPostings) {
+          for (const words of listing.lexemes) within = holdingAll(words, lexemes, postings, within);
+        }
         const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
-        taat = await termAtATimeTopK(postings, dead, k, admit, [...namedDocs, ...alsoDocs.keys()]);
+        taat = await termAtATimeTopK(postings, dead, k, check, [...namedDocs, ...alsoDocs.keys()], within);
       } finally {
         arena.release(); // the postings are summed: their views are not read again
       }
@@ -151,6 +193,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
       const bounds = await loadTerms(tx, query, settings);
       const { terms } = bounds;
       exactScores = (docs) => scoreDocs(tx, terms, bounds.dead, docs, weights);
+      const constraint = admit();
       result = await blockMaxTopK(terms, bounds.dead, k, {
         fetch: async (requests) => {
           const statement = buildBlocksStatement(
@@ -168,7 +211,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
           for (let i = 0; i < out.length; i++) if (!out[i]) throw new Error(`a block of '${terms[requests[i]!.term]!.lexeme}' is gone`);
           return out;
         },
-        ...(admit ? { admit } : {}),
+        ...(constraint ? { admit: constraint } : {}),
       }, evaluation);
     }
     const { scores, stats } = result;
@@ -179,7 +222,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
       for (const entry of unscored) entry.score = exact.get(entry.doc) ?? 0;
     }
     const hits = await rank(tx, scores, named, limit);
-    return { hits, also: await alsoHits(alsoDocs, hits, exactScores, admit), stats };
+    return { hits, also: await alsoHits(alsoDocs, hits, exactScores, admit()), stats };
   });
 }
 

@@ -22,6 +22,7 @@ const FIRST_ADMIT_PER_RESULT = 4;
  * order). `admit`: the documents among those given a result may be (filters, phrases, exclusions); none: all.
  * `scoreAlso`: documents whose exact scores are wanted whether or not they make the top k or pass `admit` (the
  * exact-name tier's files), answered in `also` (0 for one holding none of the words): every score is at hand here.
+ * `within`: the only documents a result may be, known before (a rare phrase's files): the others are never asked.
  */
 export async function termAtATimeTopK(
   terms: readonly (readonly ScoredPostings[])[],
@@ -29,6 +30,7 @@ export async function termAtATimeTopK(
   k: number,
   admit?: (docs: readonly number[]) => Promise<ReadonlySet<number>>,
   scoreAlso: readonly number[] = [],
+  within?: ReadonlySet<number>,
 ): Promise<TopKResult & { also: Map<number, number> }> {
   const stats: TopKStats = { rounds: 1, blocksRead: 0, postingsRead: 0, postingsTotal: 0, exactScores: 0 };
   let maxDoc = 0;
@@ -63,16 +65,18 @@ export async function termAtATimeTopK(
     for (const doc of dead) if (doc <= maxDoc) marks[doc] = 0;
     scratch.count = count;
     stats.exactScores = count;
-    const docs = touched.subarray(0, count);
     const also = new Map(scoreAlso.map((doc) => [doc, doc <= maxDoc ? acc[doc]! : 0]));
-    if (count === 0) return { scores: new Map(), threshold: 0, stats, also };
+    // `touched` stays whole: release() zeroes the arrays where it says.
+    const docs = within ? touched.subarray(0, count).filter((doc) => within.has(doc)) : touched.subarray(0, count);
+    const n = docs.length;
+    if (n === 0) return { scores: new Map(), threshold: 0, stats, also };
 
     if (!admit) {
       const best = new LargestK(k);
-      for (let i = 0; i < count; i++) best.push(acc[docs[i]!]!);
+      for (let i = 0; i < n; i++) best.push(acc[docs[i]!]!);
       const threshold = best.kth;
       const out = new Map<number, number>();
-      for (let i = 0; i < count; i++) if (acc[docs[i]!]! >= threshold) out.set(docs[i]!, acc[docs[i]!]!);
+      for (let i = 0; i < n; i++) if (acc[docs[i]!]! >= threshold) out.set(docs[i]!, acc[docs[i]!]!);
       return { scores: out, threshold, stats, also };
     }
 
@@ -81,11 +85,11 @@ export async function termAtATimeTopK(
     const admitted: number[] = [];
     const best = new LargestK(k);
     for (let m = Math.max(1, k * FIRST_ADMIT_PER_RESULT); ; m *= 4) {
-      const top = new LargestK(Math.min(m, count));
-      for (let i = 0; i < count; i++) top.push(acc[docs[i]!]!);
+      const top = new LargestK(Math.min(m, n));
+      for (let i = 0; i < n; i++) top.push(acc[docs[i]!]!);
       const cut = top.kth;
       const ask: number[] = [];
-      for (let i = 0; i < count; i++) {
+      for (let i = 0; i < n; i++) {
         const doc = docs[i]!;
         if (marks[doc] !== ASKED && acc[doc]! >= cut) {
           marks[doc] = ASKED;
@@ -101,7 +105,7 @@ export async function termAtATimeTopK(
           best.push(acc[doc]!);
         }
       }
-      if (admitted.length >= k || m >= count) break;
+      if (admitted.length >= k || m >= n) break;
     }
     const threshold = best.kth;
     const out = new Map<number, number>();

@@ -1,6 +1,7 @@
 import pgvector from 'pgvector';
 import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordQueryOptions } from '../keyword/query.js';
 import { searchKeyword, type KeywordSearchResult } from '../keyword/search.js';
+import { listPhrases, type PhraseListing } from '../keyword/phrases.js';
 import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import { compactKeywordIndex, type CompactionProgress, type CompactionStart } from '../keyword/compaction.js';
 import { KEYWORD_SLICE_PIECES } from '../keyword/slices.js';
@@ -9,7 +10,7 @@ import { buildCorrectionQuery, type CorrectionRow } from '../keyword/lexicon.js'
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import { SqlParams } from '../queries/params.js';
 import { toIso } from '../time.js';
-import type { SqlDatabase } from '../sql.js';
+import type { SqlDatabase, SqlExecutor } from '../sql.js';
 import { decodeText } from '../binary.js';
 import { FILE_SUMMARY_BYTES_COLUMNS, FILE_SUMMARY_BYTES_FIELDS, fileSummaryFromBytes, type FileSummary } from './files.repository.js';
 
@@ -22,6 +23,8 @@ export interface SemanticSearch {
   dimension: number;
   /** Files to return (best chunk per file). */
   limit: number;
+  /** Segments read per phrase before it counts as common (keyword/phrases.ts; tests and benchmarks set it). */
+  phraseListLimit?: number;
 }
 
 export interface SemanticHitRow {
@@ -161,6 +164,73 @@ async function lexemesOf(db: SqlDatabase, text: string): Promise<string[]> {
   return rows[0]?.lexemes ?? [];
 }
 
+/** The vector, model and candidate conditions of a semantic statement (phrases as `listing` leaves them). */
+function semanticParams(search: SemanticSearch, listing: PhraseListing): { params: SqlParams; vector: string; model: string; conditions: string[] } {
+  const params = new SqlParams();
+  const vector = params.add(pgvector.toSql(Array.from(search.vector)) as string, `vector(${search.dimension})`);
+  const model = params.add(search.model, 'text');
+  const conditions = buildCandidateConditions(search.query, search.filters, params, 'f', { files: null, unlisted: listing.unlisted });
+  return { params, vector, model, conditions };
+}
+
+/**
+ * The best files by their best chunk, from the HNSW graph: a walk for the nearest chunks that pass the conditions.
+ */
+async function semanticByGraph(tx: SqlExecutor, search: SemanticSearch, listing: PhraseListing): Promise<SemanticHitRow[]> {
+  const { dimension } = search;
+  const { params, vector, model, conditions } = semanticParams(search, listing);
+  const chunksAt = params.values.length; // the chunk limit grows when too few files come back
+  const chunks = params.add(0, 'integer');
+  const files = params.add(search.limit, 'integer');
+  // The ORDER BY expression and `dim = N` match the partial HNSW index of this dimension (ensureVectorIndex),
+  // so the scan walks the graph; relaxed iterative scanning keeps going until enough rows pass the filters.
+  // The files row is joined only for filters: a lookup per chunk is a tenth of an unfiltered query's time.
+  const sql = `
+WITH s AS MATERIALIZED (
+  SELECT c.file_id, 1 - (c.embedding::vector(${dimension}) <=> ${vector}) AS score
+  FROM chunks c${conditions.length > 0 ? ' JOIN files f ON f.id = c.file_id' : ''}
+  WHERE c.dim = ${dimension} AND c.model = ${model}${conditions.length > 0 ? `\n    AND ${conditions.join('\n    AND ')}` : ''}
+  ORDER BY c.embedding::vector(${dimension}) <=> ${vector}
+  LIMIT ${chunks}
+)
+SELECT s.file_id AS id, max(s.score) AS score, (SELECT count(*) FROM s)::integer AS scanned
+FROM s
+GROUP BY s.file_id
+ORDER BY score DESC, id
+LIMIT ${files}`;
+  for (let perFile = FIRST_CHUNKS_PER_FILE; ; perFile *= 4) {
+    const chunkLimit = search.limit * perFile;
+    params.values[chunksAt] = chunkLimit;
+    await tx.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, EF_SEARCH_PER_CHUNK * chunkLimit))}`);
+    const rows = (await tx.query<SemanticHitRow & { scanned: number }>(sql, params.values, { prepare: true })).rows;
+    // Enough files, or the scan ran out of chunks (fewer than asked for): more would find nothing new.
+    const scanned = rows[0]?.scanned ?? 0;
+    if (rows.length >= search.limit || scanned < chunkLimit || perFile * 4 > MAX_CHUNKS_PER_FILE) {
+      return rows.map(({ id, score }) => ({ id, score }));
+    }
+  }
+}
+
+/**
+ * The best of the given files by their best chunk, every chunk of theirs compared (no graph: the list is short,
+ * PHRASE_LIST_LIMIT files at most). The same scores as the graph's, and the exact top where the graph's is near.
+ */
+async function semanticWithin(tx: SqlExecutor, search: SemanticSearch, fileIds: readonly number[], listing: PhraseListing): Promise<SemanticHitRow[]> {
+  if (fileIds.length === 0) return [];
+  const { dimension } = search;
+  const { params, vector, model, conditions } = semanticParams(search, listing);
+  const ids = params.add([...fileIds], 'bigint[]');
+  const files = params.add(search.limit, 'integer');
+  const sql = `
+SELECT c.file_id AS id, max(1 - (c.embedding::vector(${dimension}) <=> ${vector})) AS score
+FROM chunks c${conditions.length > 0 ? ' JOIN files f ON f.id = c.file_id' : ''}
+WHERE c.file_id = ANY(${ids}) AND c.dim = ${dimension} AND c.model = ${model}${conditions.length > 0 ? `\n  AND ${conditions.join('\n  AND ')}` : ''}
+GROUP BY c.file_id
+ORDER BY score DESC, id
+LIMIT ${files}`;
+  return (await tx.query<SemanticHitRow>(sql, params.values, { prepare: true })).rows;
+}
+
 export function createSearchRepository(db: SqlDatabase): SearchRepository {
   return {
     async keyword(query, options) {
@@ -184,42 +254,12 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       const { dimension } = search;
       if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16000) throw new RangeError(`bad dimension ${dimension}`);
       if (search.vector.length !== dimension) throw new RangeError('vector length does not match the dimension');
-      const params = new SqlParams();
-      const vector = params.add(pgvector.toSql(Array.from(search.vector)) as string, `vector(${dimension})`);
-      const model = params.add(search.model, 'text');
-      const conditions = buildCandidateConditions(search.query, search.filters, params, 'f');
-      const chunksAt = params.values.length; // the chunk limit grows when too few files come back
-      const chunks = params.add(0, 'integer');
-      const files = params.add(search.limit, 'integer');
-      // The ORDER BY expression and `dim = N` match the partial HNSW index of this dimension (ensureVectorIndex),
-      // so the scan walks the graph; relaxed iterative scanning keeps going until enough rows pass the filters.
-      // The files row is joined only for filters: a lookup per chunk is a tenth of an unfiltered query's time.
-      const sql = `
-WITH s AS MATERIALIZED (
-  SELECT c.file_id, 1 - (c.embedding::vector(${dimension}) <=> ${vector}) AS score
-  FROM chunks c${conditions.length > 0 ? ' JOIN files f ON f.id = c.file_id' : ''}
-  WHERE c.dim = ${dimension} AND c.model = ${model}${conditions.length > 0 ? `\n    AND ${conditions.join('\n    AND ')}` : ''}
-  ORDER BY c.embedding::vector(${dimension}) <=> ${vector}
-  LIMIT ${chunks}
-)
-SELECT s.file_id AS id, max(s.score) AS score, (SELECT count(*) FROM s)::integer AS scanned
-FROM s
-GROUP BY s.file_id
-ORDER BY score DESC, id
-LIMIT ${files}`;
       return db.transaction(async (tx) => {
         await tx.exec('SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL jit = off');
-        for (let perFile = FIRST_CHUNKS_PER_FILE; ; perFile *= 4) {
-          const chunkLimit = search.limit * perFile;
-          params.values[chunksAt] = chunkLimit;
-          await tx.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, EF_SEARCH_PER_CHUNK * chunkLimit))}`);
-          const rows = (await tx.query<SemanticHitRow & { scanned: number }>(sql, params.values, { prepare: true })).rows;
-          // Enough files, or the scan ran out of chunks (fewer than asked for): more would find nothing new.
-          const scanned = rows[0]?.scanned ?? 0;
-          if (rows.length >= search.limit || scanned < chunkLimit || perFile * 4 > MAX_CHUNKS_PER_FILE) {
-            return rows.map(({ id, score }) => ({ id, score }));
-          }
-        }
+        // A rare phrase's files (keyword/phrases.ts) are scored chunk by chunk, exactly: walking the graph for the
+        // few chunks that hold it ran to the scan's limit.
+        const listing = await listPhrases(tx, search.query, { limit: search.phraseListLimit });
+        return listing.files === null ? semanticByGraph(tx, search, listing) : semanticWithin(tx, search, listing.files, listing);
       });
     },
 

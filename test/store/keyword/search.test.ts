@@ -11,6 +11,7 @@ import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
 import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
 import { buildCorrectionQuery, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
 import { searchKeyword, type KeywordEvaluation } from '../../../src/store/keyword/search.js';
+import { listPhrases } from '../../../src/store/keyword/phrases.js';
 import { compactKeywordIndex } from '../../../src/store/keyword/compaction.js';
 import { seededRandom } from '../../../scripts/lib/seeded-random.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
@@ -24,10 +25,11 @@ const f = (name: number, keywords: number, summary: number, content: number): Fi
 async function search(
   db: SqlDatabase,
   text: string,
-  options: { limit?: number; filters?: CandidateFilters; settings?: KeywordRankingSettings; exhaustive?: boolean; evaluator?: KeywordEvaluation['evaluator'] } = {},
+  options: { limit?: number; filters?: CandidateFilters; settings?: KeywordRankingSettings } & KeywordEvaluation = {},
 ): Promise<KeywordHitRow[]> {
-  const { exhaustive, evaluator, ...rest } = options;
-  return (await searchKeyword(db, parseSearchQuery(text), { limit: options.limit ?? 50, ...rest }, { exhaustive: exhaustive ?? false, ...(evaluator ? { evaluator } : {}) })).hits;
+  const { exhaustive, evaluator, phraseListLimit, ...rest } = options;
+  const evaluation: KeywordEvaluation = { exhaustive: exhaustive ?? false, ...(evaluator ? { evaluator } : {}), ...(phraseListLimit !== undefined ? { phraseListLimit } : {}) };
+  return (await searchKeyword(db, parseSearchQuery(text), { limit: options.limit ?? 50, ...rest }, evaluation)).hits;
 }
 
 function file(name: string, rest: Partial<FileRowInput> = {}, dir = '/docs'): FileRowInput {
@@ -161,6 +163,69 @@ forEachEngine('keyword search', (engine) => {
     expect((await search(db, '"heart failure" "were treated"')).map((r) => r.id)).to.deep.equal([adjacent]);
     // a phrase of stop words only constrains nothing
     expect((await search(db, 'heart "of the"')).length).to.equal(4);
+  });
+
+  it('answers the same whether a phrase is listed first (rare) or checked on each candidate (common)', async () => {
+    const random = seededRandom(7);
+    const words = ['heart', 'failure', 'acute', 'chronic', 'patients', 'treated', 'renal', 'cardiac'];
+    const text = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]).join(' ');
+    const ids = await insertFiles(
+      db,
+      Array.from({ length: 60 }, (_, i) => file(`f${i}.${i % 3 === 0 ? 'md' : 'txt'}`, { content: `${text(30)}${i % 7 === 0 ? ' draft' : ''}` })),
+    );
+    // A query whose phrase holds in some files and not others, whose words are everywhere; then two phrases.
+    const holding = (await db.query<{ id: number }>(
+      `SELECT DISTINCT file_id::integer AS id FROM file_segments WHERE tsv @@ phraseto_tsquery('filesift_english', 'acute heart') ORDER BY 1`,
+    )).rows.map((r) => r.id);
+    expect(holding.length).to.be.within(5, ids.length - 5);
+    const cases: [string, CandidateFilters][] = [
+      ['"acute heart" failure patients', {}],
+      ['"acute heart" failure -draft', {}],
+      ['"acute heart" "renal failure" cardiac', {}],
+      ['"acute heart" patients', { extensions: ['md'] }],
+      ['"heart of the acute" chronic', {}],
+      ['"the renal" acute', {}], // one word: settled by its postings
+      ['"renal" "acute heart" patients -draft', { extensions: ['txt'] }],
+    ];
+    for (const [text, filters] of cases) {
+      for (const evaluator of ['term-at-a-time', 'block-max'] as const) {
+        const listed = await search(db, text, { filters, evaluator, limit: 10 });
+        const checked = await search(db, text, { filters, evaluator, limit: 10, phraseListLimit: 0 });
+        expect(checked, `${text} (${evaluator})`).to.deep.equal(listed);
+      }
+    }
+    const rows = await search(db, '"acute heart" failure', { limit: 100 });
+    expect(rows.map((r) => r.id).sort((a, b) => a - b)).to.deep.equal(holding);
+    expect((await search(db, '"acute heart" failure', { limit: 100, phraseListLimit: 1 })).map((r) => r.id).sort((a, b) => a - b)).to.deep.equal(holding);
+    // A field weighted 0 leaves its postings out of the scores: the one-word phrase is then checked on the segments.
+    const noName: KeywordRankingSettings = { ...DEFAULT_KEYWORD_RANKING, fieldWeights: { ...DEFAULT_KEYWORD_RANKING.fieldWeights, name: 0 } };
+    const named = await insertFiles(db, [file('renal.txt', { content: 'acute heart' })]);
+    const oneWord = await search(db, '"renal" acute', { settings: noName, limit: 100 });
+    expect(oneWord.map((r) => r.id)).to.include(named[0]);
+    expect(await search(db, '"renal" acute', { settings: noName, limit: 100, phraseListLimit: 0 })).to.deep.equal(oneWord);
+  });
+
+  it('lists the files of a rare phrase, and none of a common or stop-word one', async () => {
+    const [a, , c] = await insertFiles(db, [
+      file('a.txt', { content: 'heart failure in winter' }),
+      file('b.txt', { content: 'failure of the heart' }),
+      file('c.txt', { title: 'Heart failure', content: 'heart failure, again' }),
+    ]);
+    const list = (text: string, limit?: number, oneWord?: boolean) =>
+      db.transaction((tx) => listPhrases(tx, parseSearchQuery(text), { limit, ...(oneWord !== undefined ? { oneWord } : {}) }));
+    expect(await list('"heart failure"')).to.deep.equal({ files: [a, c].sort((x, y) => x! - y!), unlisted: [], lexemes: [] });
+    expect(await list('"heart failure" "in winter"')).to.deep.equal({ files: [a], unlisted: [], lexemes: [] });
+    expect(await list('"heart failure" "in summer"')).to.deep.equal({ files: [], unlisted: [], lexemes: [] });
+    // c holds it in two segments (title, content): three segments are more than two; its words as the index has them
+    expect(await list('"heart failure"', 2)).to.deep.equal({ files: null, unlisted: ['heart failure'], lexemes: [['failur', 'heart']] });
+    expect(await list('"heart failure" "in winter"', 2)).to.deep.equal({ files: [a], unlisted: ['heart failure'], lexemes: [['failur', 'heart']] });
+    expect(await list('"Hearts of" failure', 0)).to.deep.equal({ files: null, unlisted: ['Hearts of'], lexemes: [['heart']] });
+    // a phrase of one word left to the keyword side's postings; one of several words still listed
+    expect(await list('"Hearts of" "in winter"', undefined, false)).to.deep.equal({ files: null, unlisted: ['Hearts of', 'in winter'], lexemes: [['heart'], ['winter']] });
+    expect(await list('"Hearts of" "heart failure"', undefined, false)).to.deep.equal({ files: [a, c].sort((x, y) => x! - y!), unlisted: ['Hearts of'], lexemes: [['heart']] });
+    expect(await list('"Hearts of" "in winter"')).to.deep.equal({ files: [a], unlisted: [], lexemes: [] });
+    expect(await list('heart "of the"')).to.deep.equal({ files: null, unlisted: [], lexemes: [] });
+    expect(await list('heart failure')).to.deep.equal({ files: null, unlisted: [], lexemes: [] });
   });
 
   it('leaves out files with an excluded word or phrase, wherever it occurs', async () => {

@@ -71,6 +71,54 @@ forEachEngine('search repository, semantic', (engine) => {
   });
 });
 
+forEachEngine('search repository, semantic with phrases', (engine) => {
+  let opened: TestStore;
+  let store: StoreApi;
+  /** Twelve files of three chunks, file i's near axis i % 7; every third holds the phrase, every fourth `draft`. */
+  const files: { id: number; holds: boolean; draft: boolean }[] = [];
+  const query = normalised([1, 0.6, 0.4, 0.25, 0.15, 0.1, 0.05, 0]);
+  const semantic = (text: string, limit: number, phraseListLimit?: number) =>
+    store.search.semantic({
+      query: parseSearchQuery(text),
+      filters: {},
+      vector: query,
+      model: MODEL,
+      dimension: DIM,
+      limit,
+      ...(phraseListLimit !== undefined ? { phraseListLimit } : {}),
+    });
+
+  before(async () => {
+    opened = await openTestStore(engine);
+    store = opened.store;
+    for (let i = 0; i < 12; i++) {
+      const holds = i % 3 === 1;
+      const draft = i % 4 === 0;
+      const text = `${holds ? 'acute heart failure' : 'heart and acute failure'} in patient ${i}${draft ? ' draft' : ''}`;
+      const chunks = Array.from({ length: 3 }, (_, k) => near(i % 7, 0.02 * (k + 1) + 0.001 * i));
+      const write = indexedFileWrite(`/p/f${i}.txt`, chunks, { contentHash: `p${i}`, text, embeddingModel: MODEL });
+      files.push({ id: await store.files.saveIndexed(write), holds, draft });
+    }
+  });
+  after(() => opened.close());
+
+  it("answers only files holding the phrase, the same from the listed files' chunks as from the graph", async () => {
+    for (const text of ['"heart failure" patient', '"heart failure" -draft', '"heart failure" "in patient"', '"heart of the" patient']) {
+      for (const limit of [2, 50]) {
+        const listed = await semantic(text, limit);
+        const walked = await semantic(text, limit, 0); // every phrase too common to list: the graph, checked per chunk
+        expect(walked.map((h) => h.id), `${text}, ${limit}`).to.deep.equal(listed.map((h) => h.id));
+        walked.forEach((h, i) => expect(h.score, text).to.be.closeTo(listed[i]!.score, 1e-6));
+      }
+    }
+    const expected = (exclude: boolean) => files.filter((f) => f.holds && !(exclude && f.draft)).map((f) => f.id).sort((a, b) => a - b);
+    expect((await semantic('"heart failure" patient', 50)).map((h) => h.id).sort((a, b) => a - b)).to.deep.equal(expected(false));
+    expect((await semantic('"heart failure" -draft', 50)).map((h) => h.id).sort((a, b) => a - b)).to.deep.equal(expected(true));
+    expect((await semantic('"heart of the" patient', 50)).length).to.equal(12); // stop words only: no constraint
+    expect(await semantic('"heart failure" "acute patient"', 50)).to.deep.equal([]);
+  });
+});
+
 forEachEngine('search repository, upkeep', (engine) => {
   let opened: TestStore;
   let store: StoreApi;

@@ -29,7 +29,7 @@ import { checkSciFact, loadDocs, loadQueries } from './lib/scifact.js';
 import { choiceOption, listOption, nonNegativeInt, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { markdownTable, summarize, type LatencySummary } from './lib/search-bench.js';
 import { SYNTHETIC_KINDS, writeSyntheticTree, type SyntheticKind } from './lib/synthetic.js';
-import { ladder, stallRun, type LadderOptions, type StallFigure } from './lib/ladder.js';
+import { FOLDER_FILES, ladder, stallRun, type LadderOptions, type StallFigure } from './lib/ladder.js';
 
 const MODES = ['hybrid', 'keyword', 'semantic'] as const;
 type Mode = (typeof MODES)[number];
@@ -108,6 +108,7 @@ async function drive(
   clients: number,
   more: (i: number) => boolean,
   extra: { facets?: boolean } = {},
+  scope?: Scope,
 ): Promise<Measured> {
   const samples: Sample[] = [];
   let next = 0;
@@ -116,9 +117,11 @@ async function drive(
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (more(next)) {
-        const query = queries[next++ % queries.length]!;
+        const i = next++;
+        const query = queries[i % queries.length]!;
+        const directory = scope?.(i % queries.length);
         const started = performance.now();
-        const answer = await search(bench, { query, mode, ...extra });
+        const answer = await search(bench, { query, mode, ...extra, ...(directory ? { directory } : {}) });
         samples.push({ ms: performance.now() - started, serverMs: answer.took_ms });
       }
     }),
@@ -147,11 +150,18 @@ function describeRow(r: LatencyRow): string {
 }
 
 /** One client, each query once, in every mode (after a warm-up in that mode). */
-async function singleClientRows(bench: BenchService, engine: Engine, files: number, queries: readonly string[], modes: readonly Mode[]): Promise<LatencyRow[]> {
+async function singleClientRows(
+  bench: BenchService,
+  engine: Engine,
+  files: number,
+  queries: readonly string[],
+  modes: readonly Mode[],
+  scope?: Scope,
+): Promise<LatencyRow[]> {
   const rows: LatencyRow[] = [];
   for (const mode of modes) {
-    await drive(bench, queries, mode, 1, (i) => i < Math.min(WARM_UP, queries.length));
-    const r = row(engine, files, '1 client', mode, await drive(bench, queries, mode, 1, (i) => i < queries.length));
+    await drive(bench, queries, mode, 1, (i) => i < Math.min(WARM_UP, queries.length), {}, scope);
+    const r = row(engine, files, '1 client', mode, await drive(bench, queries, mode, 1, (i) => i < queries.length, {}, scope));
     console.log(describeRow(r));
     rows.push(r);
   }
@@ -236,7 +246,9 @@ async function ladderPart(engine: Engine, tree: string, args: LadderArgs, option
     const { bench, files } = rung;
     if (rung.stall) out.stalls.push({ engine, rung: files - rung.stall.files, stall: rung.stall });
     console.log(`[${engine}] ${files} files; embedder ${await embedderLabel(bench)}; database ${mb(await bench.databaseBytes())}`);
-    const single = await singleClientRows(bench, engine, files, options.queries, options.modes);
+    // --form directory: query i searches folder i mod (the rung's folders) only, 1,000 of its files.
+    const scope: Scope | undefined = args.directoryScope ? (i) => path.join(tree, 'files', String(i % Math.max(1, Math.floor(files / FOLDER_FILES)))) : undefined;
+    const single = await singleClientRows(bench, engine, files, options.queries, options.modes, scope);
     for (const r of single) {
       r.baseline = out.latency.find((s) => s.engine === engine && s.scenario === r.scenario && s.mode === r.mode && s.files < r.files && s.synthetic);
       r.synthetic = true;
@@ -245,7 +257,7 @@ async function ladderPart(engine: Engine, tree: string, args: LadderArgs, option
     out.latency.push(...single);
     for (const one of single) {
       const n = options.clients;
-      const many = row(engine, files, `${n} clients`, one.mode, await drive(bench, options.queries, one.mode, n, (i) => i < 2 * options.queries.length));
+      const many = row(engine, files, `${n} clients`, one.mode, await drive(bench, options.queries, one.mode, n, (i) => i < 2 * options.queries.length, {}, scope));
       many.baseline = one;
       many.synthetic = true;
       console.log(describeRow(many));
@@ -266,7 +278,12 @@ interface LadderArgs {
   build: 'direct' | 'api';
   /** Folders (1,000 files each) of the stall run on top of the largest rung (direct builds). */
   stallFolders: number;
+  /** Each query scoped to one folder of the rung (--form directory). */
+  directoryScope: boolean;
 }
+
+/** The directory query i is scoped to, if any. */
+type Scope = (i: number) => string | undefined;
 
 function mb(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(0)} MB`;
@@ -418,9 +435,9 @@ const CLI = {
     clients: { type: 'string', value: 'N', default: '8', description: 'concurrent clients of the concurrent passes' },
     form: {
       type: 'string',
-      value: 'plain|phrase|exclusion',
+      value: 'plain|phrase|exclusion|directory',
       default: 'plain',
-      description: 'the queries as written, their first two words quoted as a phrase, or with a common word excluded (-mice, -patients, ...)',
+      description: 'the queries as written, their first two words quoted as a phrase, with a common word excluded (-mice, -patients, ...), or each searched in one folder of 1,000 files (the ladder)',
     },
     pg: { type: 'string', value: 'URL', description: `PostgreSQL server (default TEST_DATABASE_URL, else ${DEFAULT_PG_URL})` },
   },
@@ -437,7 +454,7 @@ function rungList(value: string): number[] {
   return [...new Set(rungs)].sort((a, b) => a - b);
 }
 
-const QUERY_FORMS = ['plain', 'phrase', 'exclusion'] as const;
+const QUERY_FORMS = ['plain', 'phrase', 'exclusion', 'directory'] as const;
 /** Words common in SciFact's abstracts (and so in the ladder's synthetic files), excluded in turn by --form exclusion. */
 const EXCLUDED_WORDS = ['mice', 'patients', 'cells', 'expression', 'protein'];
 
@@ -466,6 +483,7 @@ async function main(): Promise<void> {
     corpus: choiceOption('corpus', values.corpus, SYNTHETIC_KINDS),
     build: choiceOption('build', values.build, ['direct', 'api']),
     stallFolders: Math.ceil(nonNegativeInt('stall-files', values['stall-files']) / 1000),
+    directoryScope: values.form === 'directory',
     skipSciFact: values['skip-scifact'],
     modes: listOption('modes', values.modes, MODES),
     queries: positiveInt('queries', values.queries, undefined),

@@ -207,6 +207,6 @@ export interface SearchAnswer {
   took_ms: number;
 }
 
-export function search(bench: { url: string }, body: { query: string; limit?: number; mode?: string; facets?: boolean }): Promise<SearchAnswer> {
+export function search(bench: { url: string }, body: { query: string; limit?: number; mode?: string; facets?: boolean; directory?: string }): Promise<SearchAnswer> {
   return callJson<SearchAnswer>(bench.url, 'POST', '/api/search/', body);
 }

@@ -66,7 +66,7 @@ export interface Rung {
   bench: BenchService;
 }
 
-const FOLDER_FILES = 1000;
+export const FOLDER_FILES = 1000;
 
 /** The key of a built index: how it was filled, the schema's migrations, the embedder, the kind and seed of the tree. */
 async function ladderKey(seed: number, options: LadderOptions): Promise<string> {

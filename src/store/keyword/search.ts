@@ -23,7 +23,7 @@ import {
   type KeywordQueryOptions,
   type KeywordRankingSettings,
 } from './query.js';
-import { listPhrases } from './phrases.js';
+import { listCandidates } from './candidates.js';
 import { blockMaxTopK, type EvalTerm, type TopKOptions, type TopKResult, type TopKStats } from './top-k.js';
 import { termAtATimeTopK } from './taat.js';
 
@@ -126,8 +126,8 @@ function holdingAll(words: readonly string[], lexemes: readonly string[], postin
  */
 export interface KeywordEvaluation extends TopKOptions {
   evaluator?: 'term-at-a-time' | 'block-max';
-  /** Segments read per phrase before it counts as common (phrases.ts; tests and benchmarks set it). */
-  phraseListLimit?: number;
+  /** Rows read per phrase, and for the filters, before they count as common (candidates.ts; tests set it). */
+  listLimit?: number;
 }
 
 /** The top `limit` files for the query's words (OR semantics, exact BM25F), the exact-name tier first. */
@@ -148,19 +148,21 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off');
     const named = await namedTier(tx, query, filters);
     const alsoDocs = options.alsoIds && options.alsoIds.length > 0 ? await docsOf(tx, options.alsoIds) : new Map<number, number>();
-    // A rare phrase's files are listed first (phrases.ts): only their documents can be answered. Term at a time
+    // A rare phrase's or a narrow filter's files are listed first (candidates.ts): only their documents can be
+    // answered. Term at a time
     // holds every posting of the query's words, those of the other phrases' words among them: a document must hold
     // each, which narrows the candidates further and settles a phrase of one word (when every field counts: a
     // posting in a field weighted 0 is left out of the scored postings). What is left (filters, exclusions,
     // common phrases of several words) is checked on candidates as they come.
     const evaluator = evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time');
     const byPostings = evaluator === 'term-at-a-time' && weights.every((w) => w > 0);
-    const listing = await listPhrases(tx, query, { limit: evaluation.phraseListLimit, oneWord: !byPostings });
+    const listing = await listCandidates(tx, query, filters, { limit: evaluation.listLimit, oneWord: !byPostings });
     let within = listing.files === null ? undefined : new Set((await docsOf(tx, listing.files)).keys());
     const checked = { files: null, unlisted: byPostings ? listing.unlisted.filter((_, i) => listing.lexemes[i]!.length > 1) : listing.unlisted };
-    const check = constrains(query, filters, checked)
+    const checkedFilters = listing.filtersListed ? {} : filters;
+    const check = constrains(query, checkedFilters, checked)
       ? async (docs: readonly number[]) => {
-          const statement = buildAdmitStatement(query, filters, docs, checked)!;
+          const statement = buildAdmitStatement(query, checkedFilters, docs, checked)!;
           return tx.readBytes(statement.text, statement.params, ([row]) => new Set(decodeDocs(row?.[0] ?? null)));
         }
       : undefined;

@@ -1,7 +1,7 @@
 import pgvector from 'pgvector';
 import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordQueryOptions } from '../keyword/query.js';
 import { searchKeyword, type KeywordSearchResult } from '../keyword/search.js';
-import { listPhrases, type PhraseListing } from '../keyword/phrases.js';
+import { listCandidates, type CandidateListing } from '../keyword/candidates.js';
 import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import { compactKeywordIndex, type CompactionProgress, type CompactionStart } from '../keyword/compaction.js';
 import { KEYWORD_SLICE_PIECES } from '../keyword/slices.js';
@@ -23,8 +23,8 @@ export interface SemanticSearch {
   dimension: number;
   /** Files to return (best chunk per file). */
   limit: number;
-  /** Segments read per phrase before it counts as common (keyword/phrases.ts; tests and benchmarks set it). */
-  phraseListLimit?: number;
+  /** Rows read per phrase, and for the filters, before they count as common (keyword/candidates.ts; tests set it). */
+  listLimit?: number;
 }
 
 export interface SemanticHitRow {
@@ -164,19 +164,20 @@ async function lexemesOf(db: SqlDatabase, text: string): Promise<string[]> {
   return rows[0]?.lexemes ?? [];
 }
 
-/** The vector, model and candidate conditions of a semantic statement (phrases as `listing` leaves them). */
-function semanticParams(search: SemanticSearch, listing: PhraseListing): { params: SqlParams; vector: string; model: string; conditions: string[] } {
+/** The vector, model and candidate conditions of a semantic statement (what `listing` left to check). */
+function semanticParams(search: SemanticSearch, listing: CandidateListing): { params: SqlParams; vector: string; model: string; conditions: string[] } {
   const params = new SqlParams();
   const vector = params.add(pgvector.toSql(Array.from(search.vector)) as string, `vector(${search.dimension})`);
   const model = params.add(search.model, 'text');
-  const conditions = buildCandidateConditions(search.query, search.filters, params, 'f', { files: null, unlisted: listing.unlisted });
+  const filters = listing.filtersListed ? {} : search.filters; // listed: every listed file passes them
+  const conditions = buildCandidateConditions(search.query, filters, params, 'f', { files: null, unlisted: listing.unlisted });
   return { params, vector, model, conditions };
 }
 
 /**
  * The best files by their best chunk, from the HNSW graph: a walk for the nearest chunks that pass the conditions.
  */
-async function semanticByGraph(tx: SqlExecutor, search: SemanticSearch, listing: PhraseListing): Promise<SemanticHitRow[]> {
+async function semanticByGraph(tx: SqlExecutor, search: SemanticSearch, listing: CandidateListing): Promise<SemanticHitRow[]> {
   const { dimension } = search;
   const { params, vector, model, conditions } = semanticParams(search, listing);
   const chunksAt = params.values.length; // the chunk limit grows when too few files come back
@@ -213,9 +214,9 @@ LIMIT ${files}`;
 
 /**
  * The best of the given files by their best chunk, every chunk of theirs compared (no graph: the list is short,
- * PHRASE_LIST_LIMIT files at most). The same scores as the graph's, and the exact top where the graph's is near.
+ * CANDIDATE_LIST_LIMIT files at most). The same scores as the graph's, and the exact top where the graph's is near.
  */
-async function semanticWithin(tx: SqlExecutor, search: SemanticSearch, fileIds: readonly number[], listing: PhraseListing): Promise<SemanticHitRow[]> {
+async function semanticWithin(tx: SqlExecutor, search: SemanticSearch, fileIds: readonly number[], listing: CandidateListing): Promise<SemanticHitRow[]> {
   if (fileIds.length === 0) return [];
   const { dimension } = search;
   const { params, vector, model, conditions } = semanticParams(search, listing);
@@ -256,9 +257,9 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       if (search.vector.length !== dimension) throw new RangeError('vector length does not match the dimension');
       return db.transaction(async (tx) => {
         await tx.exec('SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL jit = off');
-        // A rare phrase's files (keyword/phrases.ts) are scored chunk by chunk, exactly: walking the graph for the
-        // few chunks that hold it ran to the scan's limit.
-        const listing = await listPhrases(tx, search.query, { limit: search.phraseListLimit });
+        // The files of a rare phrase or a narrow filter (keyword/candidates.ts) are scored chunk by chunk, exactly:
+        // walking the graph for the few chunks that pass ran to the scan's limit.
+        const listing = await listCandidates(tx, search.query, search.filters, { limit: search.listLimit });
         return listing.files === null ? semanticByGraph(tx, search, listing) : semanticWithin(tx, search, listing.files, listing);
       });
     },

@@ -11,7 +11,7 @@ import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
 import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
 import { buildCorrectionQuery, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
 import { searchKeyword, type KeywordEvaluation } from '../../../src/store/keyword/search.js';
-import { listPhrases } from '../../../src/store/keyword/phrases.js';
+import { listCandidates } from '../../../src/store/keyword/candidates.js';
 import { compactKeywordIndex } from '../../../src/store/keyword/compaction.js';
 import { seededRandom } from '../../../scripts/lib/seeded-random.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
@@ -27,8 +27,8 @@ async function search(
   text: string,
   options: { limit?: number; filters?: CandidateFilters; settings?: KeywordRankingSettings } & KeywordEvaluation = {},
 ): Promise<KeywordHitRow[]> {
-  const { exhaustive, evaluator, phraseListLimit, ...rest } = options;
-  const evaluation: KeywordEvaluation = { exhaustive: exhaustive ?? false, ...(evaluator ? { evaluator } : {}), ...(phraseListLimit !== undefined ? { phraseListLimit } : {}) };
+  const { exhaustive, evaluator, listLimit, ...rest } = options;
+  const evaluation: KeywordEvaluation = { exhaustive: exhaustive ?? false, ...(evaluator ? { evaluator } : {}), ...(listLimit !== undefined ? { listLimit } : {}) };
   return (await searchKeyword(db, parseSearchQuery(text), { limit: options.limit ?? 50, ...rest }, evaluation)).hits;
 }
 
@@ -165,7 +165,7 @@ forEachEngine('keyword search', (engine) => {
     expect((await search(db, 'heart "of the"')).length).to.equal(4);
   });
 
-  it('answers the same whether a phrase is listed first (rare) or checked on each candidate (common)', async () => {
+  it('answers the same whether a phrase or a filter is listed first (rare, narrow) or checked on each candidate (common)', async () => {
     const random = seededRandom(7);
     const words = ['heart', 'failure', 'acute', 'chronic', 'patients', 'treated', 'renal', 'cardiac'];
     const text = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]).join(' ');
@@ -186,46 +186,58 @@ forEachEngine('keyword search', (engine) => {
       ['"heart of the acute" chronic', {}],
       ['"the renal" acute', {}], // one word: settled by its postings
       ['"renal" "acute heart" patients -draft', { extensions: ['txt'] }],
+      ['acute heart failure', { extensions: ['md'] }], // no phrase: the filter's files listed, or checked
+      ['acute failure -draft', { directory: '/docs', extensions: ['txt'] }],
     ];
     for (const [text, filters] of cases) {
       for (const evaluator of ['term-at-a-time', 'block-max'] as const) {
         const listed = await search(db, text, { filters, evaluator, limit: 10 });
-        const checked = await search(db, text, { filters, evaluator, limit: 10, phraseListLimit: 0 });
+        const checked = await search(db, text, { filters, evaluator, limit: 10, listLimit: 0 });
         expect(checked, `${text} (${evaluator})`).to.deep.equal(listed);
       }
     }
     const rows = await search(db, '"acute heart" failure', { limit: 100 });
     expect(rows.map((r) => r.id).sort((a, b) => a - b)).to.deep.equal(holding);
-    expect((await search(db, '"acute heart" failure', { limit: 100, phraseListLimit: 1 })).map((r) => r.id).sort((a, b) => a - b)).to.deep.equal(holding);
+    expect((await search(db, '"acute heart" failure', { limit: 100, listLimit: 1 })).map((r) => r.id).sort((a, b) => a - b)).to.deep.equal(holding);
     // A field weighted 0 leaves its postings out of the scores: the one-word phrase is then checked on the segments.
     const noName: KeywordRankingSettings = { ...DEFAULT_KEYWORD_RANKING, fieldWeights: { ...DEFAULT_KEYWORD_RANKING.fieldWeights, name: 0 } };
     const named = await insertFiles(db, [file('renal.txt', { content: 'acute heart' })]);
     const oneWord = await search(db, '"renal" acute', { settings: noName, limit: 100 });
     expect(oneWord.map((r) => r.id)).to.include(named[0]);
-    expect(await search(db, '"renal" acute', { settings: noName, limit: 100, phraseListLimit: 0 })).to.deep.equal(oneWord);
+    expect(await search(db, '"renal" acute', { settings: noName, limit: 100, listLimit: 0 })).to.deep.equal(oneWord);
   });
 
-  it('lists the files of a rare phrase, and none of a common or stop-word one', async () => {
-    const [a, , c] = await insertFiles(db, [
+  it('lists the files of a rare phrase or a narrow filter, and none of a common or stop-word phrase', async () => {
+    const [a, b, c] = await insertFiles(db, [
       file('a.txt', { content: 'heart failure in winter' }),
       file('b.txt', { content: 'failure of the heart' }),
-      file('c.txt', { title: 'Heart failure', content: 'heart failure, again' }),
+      file('c.md', { title: 'Heart failure', content: 'heart failure, again' }, '/notes'),
     ]);
-    const list = (text: string, limit?: number, oneWord?: boolean) =>
-      db.transaction((tx) => listPhrases(tx, parseSearchQuery(text), { limit, ...(oneWord !== undefined ? { oneWord } : {}) }));
-    expect(await list('"heart failure"')).to.deep.equal({ files: [a, c].sort((x, y) => x! - y!), unlisted: [], lexemes: [] });
-    expect(await list('"heart failure" "in winter"')).to.deep.equal({ files: [a], unlisted: [], lexemes: [] });
-    expect(await list('"heart failure" "in summer"')).to.deep.equal({ files: [], unlisted: [], lexemes: [] });
+    const list = (text: string, options: { limit?: number; oneWord?: boolean; filters?: CandidateFilters } = {}) =>
+      db.transaction((tx) => listCandidates(tx, parseSearchQuery(text), options.filters ?? {}, options));
+    const none = { files: null, filtersListed: false, unlisted: [], lexemes: [] };
+    const ac = [a!, c!].sort((x, y) => x - y);
+    expect(await list('"heart failure"')).to.deep.equal({ ...none, files: ac });
+    expect(await list('"heart failure" "in winter"')).to.deep.equal({ ...none, files: [a] });
+    expect(await list('"heart failure" "in summer"')).to.deep.equal({ ...none, files: [] });
     // c holds it in two segments (title, content): three segments are more than two; its words as the index has them
-    expect(await list('"heart failure"', 2)).to.deep.equal({ files: null, unlisted: ['heart failure'], lexemes: [['failur', 'heart']] });
-    expect(await list('"heart failure" "in winter"', 2)).to.deep.equal({ files: [a], unlisted: ['heart failure'], lexemes: [['failur', 'heart']] });
-    expect(await list('"Hearts of" failure', 0)).to.deep.equal({ files: null, unlisted: ['Hearts of'], lexemes: [['heart']] });
+    const common = { unlisted: ['heart failure'], lexemes: [['failur', 'heart']] };
+    expect(await list('"heart failure"', { limit: 2 })).to.deep.equal({ ...none, ...common });
+    expect(await list('"heart failure" "in winter"', { limit: 2 })).to.deep.equal({ ...none, ...common, files: [a] });
+    expect(await list('"Hearts of" failure', { limit: 0 })).to.deep.equal({ ...none, unlisted: ['Hearts of'], lexemes: [['heart']] });
     // a phrase of one word left to the keyword side's postings; one of several words still listed
-    expect(await list('"Hearts of" "in winter"', undefined, false)).to.deep.equal({ files: null, unlisted: ['Hearts of', 'in winter'], lexemes: [['heart'], ['winter']] });
-    expect(await list('"Hearts of" "heart failure"', undefined, false)).to.deep.equal({ files: [a, c].sort((x, y) => x! - y!), unlisted: ['Hearts of'], lexemes: [['heart']] });
-    expect(await list('"Hearts of" "in winter"')).to.deep.equal({ files: [a], unlisted: [], lexemes: [] });
-    expect(await list('heart "of the"')).to.deep.equal({ files: null, unlisted: [], lexemes: [] });
-    expect(await list('heart failure')).to.deep.equal({ files: null, unlisted: [], lexemes: [] });
+    expect(await list('"Hearts of" "in winter"', { oneWord: false })).to.deep.equal({ ...none, unlisted: ['Hearts of', 'in winter'], lexemes: [['heart'], ['winter']] });
+    expect(await list('"Hearts of" "heart failure"', { oneWord: false })).to.deep.equal({ ...none, files: ac, unlisted: ['Hearts of'], lexemes: [['heart']] });
+    expect(await list('"Hearts of" "in winter"')).to.deep.equal({ ...none, files: [a] });
+    expect(await list('heart "of the"')).to.deep.equal(none);
+    expect(await list('heart failure')).to.deep.equal(none);
+    // filters: listed when few files pass (settling them), left to each candidate when more than the limit do
+    expect(await list('heart', { filters: { directory: '/notes' } })).to.deep.equal({ ...none, files: [c], filtersListed: true });
+    expect(await list('heart', { filters: { extensions: ['txt'] } })).to.deep.equal({ ...none, files: [a!, b!].sort((x, y) => x - y), filtersListed: true });
+    expect(await list('heart', { filters: { extensions: ['txt'] }, limit: 1 })).to.deep.equal(none);
+    expect(await list('heart', { filters: { directory: '/elsewhere' } })).to.deep.equal({ ...none, files: [], filtersListed: true });
+    // a listed phrase's short list is checked against the filters, not listed with them
+    expect(await list('"in winter"', { filters: { directory: '/notes' } })).to.deep.equal({ ...none, files: [a] });
   });
 
   it('leaves out files with an excluded word or phrase, wherever it occurs', async () => {

@@ -4,6 +4,7 @@
  */
 import { expect } from 'chai';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
+import type { CandidateFilters } from '../../../src/store/queries/filters.js';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import type { StoreApi } from '../../../src/store/store.js';
 import { eventually } from '../../helpers/assert.js';
@@ -75,29 +76,30 @@ forEachEngine('search repository, semantic with phrases', (engine) => {
   let opened: TestStore;
   let store: StoreApi;
   /** Twelve files of three chunks, file i's near axis i % 7; every third holds the phrase, every fourth `draft`. */
-  const files: { id: number; holds: boolean; draft: boolean }[] = [];
+  const files: { id: number; holds: boolean; draft: boolean; dir: string }[] = [];
   const query = normalised([1, 0.6, 0.4, 0.25, 0.15, 0.1, 0.05, 0]);
-  const semantic = (text: string, limit: number, phraseListLimit?: number) =>
+  const semantic = (text: string, limit: number, listLimit?: number, filters: CandidateFilters = {}) =>
     store.search.semantic({
       query: parseSearchQuery(text),
-      filters: {},
+      filters,
       vector: query,
       model: MODEL,
       dimension: DIM,
       limit,
-      ...(phraseListLimit !== undefined ? { phraseListLimit } : {}),
+      ...(listLimit !== undefined ? { listLimit } : {}),
     });
 
   before(async () => {
     opened = await openTestStore(engine);
     store = opened.store;
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 16; i++) {
       const holds = i % 3 === 1;
       const draft = i % 4 === 0;
+      const dir = i < 12 ? '/p' : '/q';
       const text = `${holds ? 'acute heart failure' : 'heart and acute failure'} in patient ${i}${draft ? ' draft' : ''}`;
       const chunks = Array.from({ length: 3 }, (_, k) => near(i % 7, 0.02 * (k + 1) + 0.001 * i));
-      const write = indexedFileWrite(`/p/f${i}.txt`, chunks, { contentHash: `p${i}`, text, embeddingModel: MODEL });
-      files.push({ id: await store.files.saveIndexed(write), holds, draft });
+      const write = indexedFileWrite(`${dir}/f${i}.txt`, chunks, { contentHash: `p${i}`, text, embeddingModel: MODEL });
+      files.push({ id: await store.files.saveIndexed(write), holds, draft, dir });
     }
   });
   after(() => opened.close());
@@ -114,8 +116,27 @@ forEachEngine('search repository, semantic with phrases', (engine) => {
     const expected = (exclude: boolean) => files.filter((f) => f.holds && !(exclude && f.draft)).map((f) => f.id).sort((a, b) => a - b);
     expect((await semantic('"heart failure" patient', 50)).map((h) => h.id).sort((a, b) => a - b)).to.deep.equal(expected(false));
     expect((await semantic('"heart failure" -draft', 50)).map((h) => h.id).sort((a, b) => a - b)).to.deep.equal(expected(true));
-    expect((await semantic('"heart of the" patient', 50)).length).to.equal(12); // stop words only: no constraint
+    expect((await semantic('"heart of the" patient', 50)).length).to.equal(files.length); // stop words only: no constraint
     expect(await semantic('"heart failure" "acute patient"', 50)).to.deep.equal([]);
+  });
+
+  it("answers only files passing a narrow filter, the same from the listed files' chunks as from the graph", async () => {
+    const ids = (dir: string) => files.filter((f) => f.dir === dir).map((f) => f.id).sort((a, b) => a - b);
+    for (const [text, filters] of [
+      ['patient', { directory: '/q' }],
+      ['patient -draft', { directory: '/q' }],
+      ['"heart failure"', { directory: '/p', extensions: ['txt'] }],
+      ['patient', { directory: '/nowhere' }],
+    ] as [string, CandidateFilters][]) {
+      for (const limit of [2, 50]) {
+        const listed = await semantic(text, limit, undefined, filters);
+        const walked = await semantic(text, limit, 0, filters); // the filter too wide to list: checked per chunk
+        expect(walked.map((h) => h.id), `${text}, ${limit}`).to.deep.equal(listed.map((h) => h.id));
+        walked.forEach((h, i) => expect(h.score, text).to.be.closeTo(listed[i]!.score, 1e-6));
+      }
+    }
+    expect((await semantic('patient', 50, undefined, { directory: '/q' })).map((h) => h.id).sort((a, b) => a - b)).to.deep.equal(ids('/q'));
+    expect(await semantic('patient', 50, undefined, { directory: '/nowhere' })).to.deep.equal([]);
   });
 });
 

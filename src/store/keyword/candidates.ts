@@ -1,0 +1,107 @@
+/**
+ * A search's candidates, listed before it ranks when the query's phrases or the filters leave few. Checked
+ * candidate by candidate, a rare phrase or a narrow filter makes both sides walk far down their rankings before
+ * enough pass: at 100k files the keyword side asked 200, 800, 3,200, then 12,800 documents, and the semantic side's
+ * graph walk ran to its scan limit (bench:search --form phrase: hybrid p50 0.7 s; --form directory, one folder of
+ * 1,000 files: 0.2 s, p99 1 s). So, first:
+ *  - each quoted phrase's files are read from the positions' GIN index, up to CANDIDATE_LIST_LIMIT segments;
+ *  - the filters' files are read from the files table (a directory by its path index), up to CANDIDATE_LIST_LIMIT.
+ * What fits is a short list of files: every candidate of either side comes from it (the semantic side scores
+ * those files' chunks exactly instead of walking the graph). What does not fit is common, so most of the best
+ * candidates pass it, and checking them one by one stays cheap.
+ */
+import { buildFilterConditions, type CandidateFilters } from '../queries/filters.js';
+import { SqlParams } from '../queries/params.js';
+import type { ParsedQuery } from '../queries/parsed-query.js';
+import type { SqlExecutor } from '../sql.js';
+import { KEYWORD_TS_CONFIG } from './query.js';
+
+/**
+ * Rows read per phrase, and for the filters, at most before they count as common. A phrase's segment costs its
+ * tsvector's recheck (~10 µs); a list of this many files costs the semantic side an exact scan of their chunks
+ * (a few ms).
+ */
+export const CANDIDATE_LIST_LIMIT = 2000;
+
+/** What listing a search's candidates found. */
+export interface CandidateListing {
+  /**
+   * The files holding every listed phrase and passing the filters when those were listed, ascending; null when
+   * nothing was listed. An empty list: no file can be answered.
+   */
+  files: number[] | null;
+  /** Whether the filters are settled by `files` (they were listed): no candidate needs checking against them. */
+  filtersListed: boolean;
+  /** The phrases too common to list: still checked on each candidate's segments. */
+  unlisted: string[];
+  /**
+   * Each unlisted phrase's words as the index holds them (stemmed, stop words left out), in the order of
+   * `unlisted`: a file holding the phrase holds each of them, so the keyword side narrows its candidates by their
+   * postings, and a phrase of one word needs no other check.
+   */
+  lexemes: string[][];
+}
+
+export interface ListingOptions {
+  /** Rows read per phrase, and for the filters, before they count as common (tests and benchmarks set it). */
+  limit?: number | undefined;
+  /** false: phrases of one word are left unlisted (the keyword side finds their files in its postings). */
+  oneWord?: boolean;
+}
+
+/**
+ * Lists the search's candidates (see the header). The GIN index is forced: on a young index its pending list makes
+ * the planner estimate a sequential scan of every segment cheaper, which reads them all for a rare phrase.
+ */
+export async function listCandidates(
+  tx: SqlExecutor,
+  query: ParsedQuery,
+  filters: CandidateFilters,
+  { limit = CANDIDATE_LIST_LIMIT, oneWord = true }: ListingOptions = {},
+): Promise<CandidateListing> {
+  const listing: CandidateListing = { files: null, filtersListed: false, unlisted: [], lexemes: [] };
+  let files = null as Set<number> | null;
+  const narrow = (holding: Set<number>) => {
+    files = files === null ? holding : new Set([...files].filter((id: number) => holding.has(id)));
+  };
+  if (query.phrases.length > 0) {
+    await tx.exec('SET LOCAL enable_seqscan = off');
+    for (const phrase of query.phrases) {
+      // A phrase of stop words only has no lexemes: it constrains nothing (no row, no condition).
+      const { rows } = await tx.query<{ file_id: number | null; lexemes: string[] }>(
+        `SELECT g.file_id::integer AS file_id, p.lexemes
+         FROM (SELECT phraseto_tsquery('${KEYWORD_TS_CONFIG}', $1::text) AS q,
+                      array(SELECT u.lexeme FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', $1::text)) AS u) AS lexemes) AS p
+         LEFT JOIN LATERAL (SELECT s.file_id FROM file_segments s WHERE s.tsv @@ p.q LIMIT $2::integer) AS g
+           ON $3::boolean OR cardinality(p.lexemes) > 1
+         WHERE numnode(p.q) > 0`,
+        [phrase, limit + 1, oneWord],
+        { prepare: true },
+      );
+      if (rows.length === 0) continue; // stop words only
+      if (rows.length > limit || (!oneWord && rows[0]!.lexemes.length === 1)) {
+        listing.unlisted.push(phrase);
+        listing.lexemes.push(rows[0]!.lexemes);
+        continue;
+      }
+      narrow(new Set(rows.flatMap((r) => (r.file_id === null ? [] : [r.file_id]))));
+    }
+    await tx.exec('SET LOCAL enable_seqscan = on');
+  }
+  const params = new SqlParams();
+  const conditions = buildFilterConditions(filters, params, 'f');
+  // Once the phrases left a short list, the filters are cheaper checked on it than listed.
+  if (conditions.length > 0 && files === null) {
+    const { rows } = await tx.query<{ id: number }>(
+      `SELECT f.id::integer AS id FROM files f WHERE ${conditions.join(' AND ')} LIMIT ${params.add(limit + 1, 'integer')}`,
+      params.values,
+      { prepare: true },
+    );
+    if (rows.length <= limit) {
+      narrow(new Set(rows.map((r) => r.id)));
+      listing.filtersListed = true;
+    }
+  }
+  if (files !== null) listing.files = [...(files as Set<number>)].sort((a, b) => a - b);
+  return listing;
+}

@@ -42,7 +42,7 @@ import { formatBreakdown, spread } from './lib/breakdown.js';
 import { formatProfiles, readProfiles } from './lib/cpu-profile.js';
 import type { CallFigures } from '../src/store/call-log.js';
 import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
-import { cpuSecondsExcept, peakRssBytes, rssBytes, sampleTreeRss, shebangEnvironment, untilQuiet } from './lib/proc.js';
+import { cpuSecondsExcept, peakRssBytes, rssBytes, sampleTreeRss, shebangCommand, untilQuiet } from './lib/proc.js';
 import { markdownTable } from './lib/search-bench.js';
 
 const CLI = {
@@ -142,8 +142,9 @@ async function serve(
   nodeArgs: string[] = [],
 ): Promise<Served> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve'], {
-    env: { ...process.env, ...shebangEnvironment(cli), ...env },
+  const bin = shebangCommand(cli);
+  const child = spawn(process.execPath, [...bin.nodeArgs, ...nodeArgs, cli, 'serve'], {
+    env: { ...process.env, ...bin.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const treeRss = sampleTreeRss(child.pid!);

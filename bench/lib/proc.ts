@@ -150,18 +150,22 @@ export async function untilQuiet(
 }
 
 /**
- * The variables a script's first line sets (`#!/usr/bin/env -S NAME=value ... node`): a benchmark starts the
- * service with `node CLI serve` as its bin would, with these (src/cli.ts sets MALLOC_ARENA_MAX there).
+ * What a script's first line sets (`#!/usr/bin/env -S NAME=value ... node --flag ...`): the variables and node's
+ * own flags. A benchmark starts the service with `node FLAGS CLI serve` as its bin would (src/cli.ts sets
+ * MALLOC_ARENA_MAX there; a build compared with --compare may set node flags too).
  */
-export function shebangEnvironment(file: string): Record<string, string> {
+export function shebangCommand(file: string): { env: Record<string, string>; nodeArgs: string[] } {
   const first = readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
   const match = /^#!\S*env\s+-S\s+(.*)$/.exec(first);
-  if (!match) return {};
+  if (!match) return { env: {}, nodeArgs: [] };
   const env: Record<string, string> = {};
-  for (const word of match[1]!.split(/\s+/)) {
-    const eq = word.indexOf('=');
+  const words = match[1]!.trim().split(/\s+/);
+  let at = 0;
+  for (; at < words.length; at++) {
+    const eq = words[at]!.indexOf('=');
     if (eq <= 0) break;
-    env[word.slice(0, eq)] = word.slice(eq + 1);
+    env[words[at]!.slice(0, eq)] = words[at]!.slice(eq + 1);
   }
-  return env;
+  // words[at] is the interpreter (node); what follows it are its flags
+  return { env, nodeArgs: words.slice(at + 1).filter((w) => w.startsWith('-')) };
 }

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { cpuSeconds, cpuSecondsExcept, peakRssBytes, sampleTreeRss, untilQuiet } from '../../../bench/lib/proc.js';
-import { readFileSync } from 'node:fs';
+import { cpuSeconds, cpuSecondsExcept, peakRssBytes, sampleTreeRss, shebangCommand, untilQuiet } from '../../../bench/lib/proc.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /** A child that burns `cpu` seconds of CPU (by its own clock), holding a 64 MB buffer, then idles until killed. */
@@ -14,6 +16,25 @@ function burner(cpu: number) {
 
 describe('bench/lib/proc', function () {
   this.timeout(60_000);
+
+  it("reads a script's first line as its bin runs it: the variables and node's flags", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'filesift-shebang-'));
+    try {
+      const script = (line: string) => {
+        writeFileSync(path.join(dir, 'x.js'), `${line}\nconsole.log(1);\n`);
+        return shebangCommand(path.join(dir, 'x.js'));
+      };
+      expect(script('#!/usr/bin/env -S A=1 B_=x node --single-threaded-gc --max-old-space-size=99')).to.deep.equal({
+        env: { A: '1', B_: 'x' },
+        nodeArgs: ['--single-threaded-gc', '--max-old-space-size=99'],
+      });
+      expect(script('#!/usr/bin/env -S A=1 node')).to.deep.equal({ env: { A: '1' }, nodeArgs: [] });
+      expect(script('#!/usr/bin/env node')).to.deep.equal({ env: {}, nodeArgs: [] });
+      expect(script('console.log(0);')).to.deep.equal({ env: {}, nodeArgs: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('reads a process tree\'s CPU seconds, peak RSS and tree RSS from /proc; untilQuiet waits for the work to end', async () => {
     const child = burner(0.6);

@@ -1,24 +1,15 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { eventually } from './helpers/assert.js';
+import { freePort } from './helpers/ports.js';
 import { repoRoot, sharedPath } from './helpers/shared.js';
 
 const cli = path.join(repoRoot, 'dist', 'src', 'cli.js');
 const FILES = 1000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** CI runs as root, where `filesift serve` insists on a token. */
 const TOKEN = 'crash-test-token';

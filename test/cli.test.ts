@@ -7,17 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './helpers/shared.js';
 import { eventually } from './helpers/assert.js';
+import { freePort } from './helpers/ports.js';
 
 const cli = path.join(repoRoot, 'dist', 'src', 'cli.js');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Run {
   child: ChildProcess;

@@ -4,7 +4,7 @@ import type { QueryLane } from '../models/query-lanes.js';
 import type { Settings } from '../settings/schema.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { CandidateFilters } from '../store/queries/filters.js';
-import type { KeywordRankingSettings } from '../store/keyword/query.js';
+import type { CandidateListing, KeywordRankingSettings } from '../store/keyword/query.js';
 import type { ParsedQuery } from '../store/queries/parsed-query.js';
 import type { FileSummary } from '../store/repositories/files.types.js';
 import type { StoreApi } from '../store/store.js';
@@ -156,9 +156,12 @@ export class SearchService {
     }
 
     const keywordLimit = mode === 'hybrid' ? candidates * HYBRID_KEYWORD_CANDIDATES : candidates;
+    // A hybrid search's two sides take their candidates from one listing of its rare phrases and narrow filters
+    // (store/keyword/candidates.ts), read once instead of once a side.
+    const listing = mode === 'hybrid' && narrows(searched, filters) ? await this.deps.store.search.candidates(searched, filters) : undefined;
     // The semantic side first: its candidates the keyword top k leaves out still get their exact BM25 (a file with
     // a query word is ranked by it), in the keyword call's own pass over the postings instead of a second one.
-    const semanticHits = mode === 'keyword' || !lane.embedder ? [] : await this.#semantic(lane.embedder, searched, filters, candidates);
+    const semanticHits = mode === 'keyword' || !lane.embedder ? [] : await this.#semantic(lane.embedder, searched, filters, candidates, listing);
     const { hits: keywordHits, also } =
       mode === 'semantic'
         ? { hits: [], also: [] }
@@ -167,6 +170,7 @@ export class SearchService {
             settings: keywordSettings(settings),
             limit: keywordLimit,
             ...(semanticHits.length > 0 ? { alsoIds: semanticHits.map((h) => h.id) } : {}),
+            ...(listing ? { listing } : {}),
           });
     const tiers = new Map(keywordHits.filter((h) => h.tier > 0).map((h) => [h.id, h.tier]));
     const keyword = [...keywordHits, ...also].filter((h) => h.score > 0).map((h) => [h.id, h.score] as const);
@@ -227,7 +231,7 @@ export class SearchService {
     };
   }
 
-  async #semantic(embedder: QueryEmbedder, parsed: ParsedQuery, filters: CandidateFilters, limit: number) {
+  async #semantic(embedder: QueryEmbedder, parsed: ParsedQuery, filters: CandidateFilters, limit: number, listing: CandidateListing | undefined) {
     const vector = await embedder.embed(parsed.rankText);
     if (vector.every((x) => x === 0)) return []; // no known word: the vector has no direction
     return this.deps.store.search.semantic({
@@ -237,8 +241,14 @@ export class SearchService {
       model: embedder.identity,
       dimension: embedder.info.dimension,
       limit,
+      ...(listing ? { listing } : {}),
     });
   }
+}
+
+/** Whether the query's phrases or the filters may narrow the candidates (something to list). */
+function narrows(query: ParsedQuery, filters: CandidateFilters): boolean {
+  return query.phrases.length > 0 || Object.values(filters).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0));
 }
 
 /** The snippet of a result: cut from its text, or from its summary when the text has no words (e.g. an image). */

@@ -51,7 +51,7 @@ const METHODS = {
   },
   embeddings: { stale: B, countStale: I, countByModel: I, chunkSummary: I, source: B, replace: B, copy: B },
   queue: { loadAll: B, upsert: B, remove: B },
-  search: { keyword: I, semantic: I, describe: I, lexemes: I, facts: I, corrections: I, sealKeywords: B, unsealedKeywords: B, continueKeywords: B, pendingKeywords: B, compactKeywords: B, analyze: B },
+  search: { candidates: I, keyword: I, semantic: I, describe: I, lexemes: I, facts: I, corrections: I, sealKeywords: B, unsealedKeywords: B, continueKeywords: B, pendingKeywords: B, compactKeywords: B, analyze: B },
 } as const satisfies { [R in RepositoryName]: Record<StoreMethod<R>, CallPriority> };
 
 /** The method names of a repository. */

@@ -14,7 +14,9 @@ import { buildFilterConditions, type CandidateFilters } from '../queries/filters
 import { SqlParams } from '../queries/params.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import type { SqlExecutor } from '../sql.js';
-import { KEYWORD_TS_CONFIG } from './query.js';
+import { KEYWORD_TS_CONFIG, type CandidateListing } from './query.js';
+
+export type { CandidateListing } from './query.js';
 
 /**
  * Rows read per phrase, and for the filters, at most before they count as common. A phrase's segment costs its
@@ -22,25 +24,6 @@ import { KEYWORD_TS_CONFIG } from './query.js';
  * (a few ms).
  */
 export const CANDIDATE_LIST_LIMIT = 2000;
-
-/** What listing a search's candidates found. */
-export interface CandidateListing {
-  /**
-   * The files holding every listed phrase and passing the filters when those were listed, ascending; null when
-   * nothing was listed. An empty list: no file can be answered.
-   */
-  files: number[] | null;
-  /** Whether the filters are settled by `files` (they were listed): no candidate needs checking against them. */
-  filtersListed: boolean;
-  /** The phrases too common to list: still checked on each candidate's segments. */
-  unlisted: string[];
-  /**
-   * Each unlisted phrase's words as the index holds them (stemmed, stop words left out), in the order of
-   * `unlisted`: a file holding the phrase holds each of them, so the keyword side narrows its candidates by their
-   * postings, and a phrase of one word needs no other check.
-   */
-  lexemes: string[][];
-}
 
 export interface ListingOptions {
   /** Rows read per phrase, and for the filters, before they count as common (tests and benchmarks set it). */

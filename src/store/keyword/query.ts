@@ -50,6 +50,11 @@ export interface KeywordQueryOptions {
    * apart, for those the top `limit` left out (keyword/search.ts, KeywordSearchResult.also), in the same pass.
    */
   alsoIds?: readonly number[];
+  /**
+   * The search's candidates as listed for both sides of a hybrid search (candidates.ts, with phrases of one word
+   * listed too); listed here when not given.
+   */
+  listing?: CandidateListing;
 }
 
 /** One result row: file id, BM25F score (0 for a file found by name only) and exact-name tier (0, 1, 2). */
@@ -71,6 +76,25 @@ export function checkSettings(s: KeywordRankingSettings): void {
     weights.every((w) => Number.isFinite(w) && w >= 0) &&
     weights.some((w) => w > 0);
   if (!fine) throw new Error(`invalid keyword ranking settings: ${JSON.stringify(s)}`);
+}
+
+/** What listing a search's candidates found. */
+export interface CandidateListing {
+  /**
+   * The files holding every listed phrase and passing the filters when those were listed, ascending; null when
+   * nothing was listed. An empty list: no file can be answered.
+   */
+  files: number[] | null;
+  /** Whether the filters are settled by `files` (they were listed): no candidate needs checking against them. */
+  filtersListed: boolean;
+  /** The phrases too common to list: still checked on each candidate's segments. */
+  unlisted: string[];
+  /**
+   * Each unlisted phrase's words as the index holds them (stemmed, stop words left out), in the order of
+   * `unlisted`: a file holding the phrase holds each of them, so the keyword side narrows its candidates by their
+   * postings, and a phrase of one word needs no other check.
+   */
+  lexemes: string[][];
 }
 
 /**

@@ -156,7 +156,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     // common phrases of several words) is checked on candidates as they come.
     const evaluator = evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time');
     const byPostings = evaluator === 'term-at-a-time' && weights.every((w) => w > 0);
-    const listing = await listCandidates(tx, query, filters, { limit: evaluation.listLimit, oneWord: !byPostings });
+    const listing = options.listing ?? (await listCandidates(tx, query, filters, { limit: evaluation.listLimit, oneWord: !byPostings }));
     let within = listing.files === null ? undefined : new Set((await docsOf(tx, listing.files)).keys());
     const checked = { files: null, unlisted: byPostings ? listing.unlisted.filter((_, i) => listing.lexemes[i]!.length > 1) : listing.unlisted };
     const checkedFilters = listing.filtersListed ? {} : filters;

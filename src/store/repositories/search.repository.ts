@@ -25,6 +25,8 @@ export interface SemanticSearch {
   limit: number;
   /** Rows read per phrase, and for the filters, before they count as common (keyword/candidates.ts; tests set it). */
   listLimit?: number;
+  /** The search's candidates as candidates() listed them for both sides; listed here when not given. */
+  listing?: CandidateListing;
 }
 
 export interface SemanticHitRow {
@@ -57,6 +59,11 @@ export interface DescribedResults {
 export type KeywordHits = Pick<KeywordSearchResult, 'hits' | 'also'>;
 
 export interface SearchRepository {
+  /**
+   * The files a search's rare phrases or narrow filters leave (keyword/candidates.ts), listed once for both sides
+   * of a hybrid search (`listing` of keyword() and semantic()): each side lists them itself when not given.
+   */
+  candidates(query: ParsedQuery, filters: CandidateFilters): Promise<CandidateListing>;
   keyword(query: ParsedQuery, options: KeywordQueryOptions): Promise<KeywordHits>;
   semantic(search: SemanticSearch): Promise<SemanticHitRow[]>;
   /**
@@ -234,6 +241,10 @@ LIMIT ${files}`;
 
 export function createSearchRepository(db: SqlDatabase): SearchRepository {
   return {
+    candidates(query, filters) {
+      return db.transaction((tx) => listCandidates(tx, query, filters));
+    },
+
     async keyword(query, options) {
       const { hits, also } = await searchKeyword(db, query, options);
       return { hits, also };
@@ -259,7 +270,7 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
         await tx.exec('SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL jit = off');
         // The files of a rare phrase or a narrow filter (keyword/candidates.ts) are scored chunk by chunk, exactly:
         // walking the graph for the few chunks that pass ran to the scan's limit.
-        const listing = await listCandidates(tx, search.query, search.filters, { limit: search.listLimit });
+        const listing = search.listing ?? (await listCandidates(tx, search.query, search.filters, { limit: search.listLimit }));
         return listing.files === null ? semanticByGraph(tx, search, listing) : semanticWithin(tx, search, listing.files, listing);
       });
     },

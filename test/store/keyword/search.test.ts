@@ -11,7 +11,7 @@ import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
 import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
 import { buildCorrectionQuery, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
 import { searchKeyword, type KeywordEvaluation } from '../../../src/store/keyword/search.js';
-import { listCandidates } from '../../../src/store/keyword/candidates.js';
+import { listCandidates, type CandidateListing } from '../../../src/store/keyword/candidates.js';
 import { compactKeywordIndex } from '../../../src/store/keyword/compaction.js';
 import { seededRandom } from '../../../scripts/lib/seeded-random.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
@@ -25,7 +25,7 @@ const f = (name: number, keywords: number, summary: number, content: number): Fi
 async function search(
   db: SqlDatabase,
   text: string,
-  options: { limit?: number; filters?: CandidateFilters; settings?: KeywordRankingSettings } & KeywordEvaluation = {},
+  options: { limit?: number; filters?: CandidateFilters; settings?: KeywordRankingSettings; listing?: CandidateListing } & KeywordEvaluation = {},
 ): Promise<KeywordHitRow[]> {
   const { exhaustive, evaluator, listLimit, ...rest } = options;
   const evaluation: KeywordEvaluation = { exhaustive: exhaustive ?? false, ...(evaluator ? { evaluator } : {}), ...(listLimit !== undefined ? { listLimit } : {}) };
@@ -194,6 +194,9 @@ forEachEngine('keyword search', (engine) => {
         const listed = await search(db, text, { filters, evaluator, limit: 10 });
         const checked = await search(db, text, { filters, evaluator, limit: 10, listLimit: 0 });
         expect(checked, `${text} (${evaluator})`).to.deep.equal(listed);
+        // listed once for both sides of a hybrid search (phrases of one word listed too)
+        const listing = await db.transaction((tx) => listCandidates(tx, parseSearchQuery(text), filters));
+        expect(await search(db, text, { filters, evaluator, limit: 10, listing }), `${text} (${evaluator}, shared)`).to.deep.equal(listed);
       }
     }
     const rows = await search(db, '"acute heart" failure', { limit: 100 });

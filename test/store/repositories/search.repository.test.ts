@@ -132,6 +132,10 @@ forEachEngine('search repository, semantic with phrases', (engine) => {
         const listed = await semantic(text, limit, undefined, filters);
         const walked = await semantic(text, limit, 0, filters); // the filter too wide to list: checked per chunk
         expect(walked.map((h) => h.id), `${text}, ${limit}`).to.deep.equal(listed.map((h) => h.id));
+        // listed once by candidates() for both sides of a hybrid search
+        const listing = await store.search.candidates(parseSearchQuery(text), filters);
+        const shared = await store.search.semantic({ query: parseSearchQuery(text), filters, vector: query, model: MODEL, dimension: DIM, limit, listing });
+        expect(shared, `${text}, ${limit}, shared`).to.deep.equal(listed);
         walked.forEach((h, i) => expect(h.score, text).to.be.closeTo(listed[i]!.score, 1e-6));
       }
     }

@@ -98,13 +98,13 @@ export interface CandidateListing {
 }
 
 /**
- * What a statement checks of the query's phrases (phrases.ts lists them): the files listed as holding the rare
+ * What a statement checks of the query's phrases (candidates.ts lists them): the files listed as holding the rare
  * ones (null: none listed), and each unlisted phrase on a candidate's own segments.
  */
 export type PhraseChecks = { files: readonly number[] | null; unlisted: readonly string[] };
 
 /**
- * Conditions from the query's phrases, on a file id expression: the listed files (phrases.ts), and each phrase too
+ * Conditions from the query's phrases, on a file id expression: the listed files (candidates.ts), and each phrase too
  * common to list checked on the file's own segments (a lookup by key per candidate: an uncorrelated `IN (files
  * holding it)` evaluated the phrase over the whole collection for every statement, and for a common phrase that is
  * most of it).
@@ -139,7 +139,7 @@ function exclusionConditions(query: ParsedQuery, params: SqlParams, fileId: stri
 /**
  * The query's phrase and exclusion conditions on a file id expression, for any query over files (the semantic
  * side uses them too, so `-draft` also removes files that only the embedding found). `phrases`: what listing
- * them found (phrases.ts); by default none is listed and each is checked on the file's segments.
+ * them found (candidates.ts); by default none is listed and each is checked on the file's segments.
  */
 export function buildQueryConstraints(
   query: ParsedQuery,

@@ -8,7 +8,8 @@
  *  - the filters' files are read from the files table (a directory by its path index), up to CANDIDATE_LIST_LIMIT.
  * What fits is a short list of files: every candidate of either side comes from it (the semantic side scores
  * those files' chunks exactly instead of walking the graph). What does not fit is common, so most of the best
- * candidates pass it, and checking them one by one stays cheap.
+ * candidates pass it, and checking them one by one stays cheap. Hand-written: how a search narrows its candidates
+ * follows our index's layout (segments, postings, the graph), not a solved problem a library covers.
  */
 import { buildFilterConditions, type CandidateFilters } from '../queries/filters.js';
 import { SqlParams } from '../queries/params.js';

@@ -56,8 +56,11 @@ export async function listCandidates(
         `SELECT g.file_id::integer AS file_id, p.lexemes
          FROM (SELECT phraseto_tsquery('${KEYWORD_TS_CONFIG}', $1::text) AS q,
                       array(SELECT u.lexeme FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', $1::text)) AS u) AS lexemes) AS p
-         LEFT JOIN LATERAL (SELECT s.file_id FROM file_segments s WHERE s.tsv @@ p.q LIMIT $2::integer) AS g
-           ON $3::boolean OR cardinality(p.lexemes) > 1
+         LEFT JOIN LATERAL (
+           -- the condition on the phrase alone inside: a one-time filter that skips the scan (in ON, it ran)
+           SELECT s.file_id FROM file_segments s
+           WHERE ($3::boolean OR cardinality(p.lexemes) > 1) AND s.tsv @@ p.q LIMIT $2::integer
+         ) AS g ON true
          WHERE numnode(p.q) > 0`,
         [phrase, limit + 1, oneWord],
         { prepare: true },

@@ -149,11 +149,10 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     const named = await namedTier(tx, query, filters);
     const alsoDocs = options.alsoIds && options.alsoIds.length > 0 ? await docsOf(tx, options.alsoIds) : new Map<number, number>();
     // A rare phrase's or a narrow filter's files are listed first (candidates.ts): only their documents can be
-    // answered. Term at a time
-    // holds every posting of the query's words, those of the other phrases' words among them: a document must hold
-    // each, which narrows the candidates further and settles a phrase of one word (when every field counts: a
-    // posting in a field weighted 0 is left out of the scored postings). What is left (filters, exclusions,
-    // common phrases of several words) is checked on candidates as they come.
+    // answered. Term at a time holds every posting of the query's words, those of the other phrases' words among
+    // them: a document must hold each, which narrows the candidates further and settles a phrase of one word (when
+    // every field counts: a posting in a field weighted 0 is left out of the scored postings). What is left
+    // (filters, exclusions, common phrases of several words) is checked on candidates as they come.
     const evaluator = evaluation.evaluator ?? (evaluation.exhaustive ? 'block-max' : 'term-at-a-time');
     const byPostings = evaluator === 'term-at-a-time' && weights.every((w) => w > 0);
     const listing = options.listing ?? (await listCandidates(tx, query, filters, { limit: evaluation.listLimit, oneWord: !byPostings }));

@@ -42,7 +42,7 @@ import { formatBreakdown, spread } from './lib/breakdown.js';
 import { formatProfiles, readProfiles } from './lib/cpu-profile.js';
 import type { CallFigures } from '../src/store/call-log.js';
 import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
-import { cpuSecondsExcept, peakRssBytes, rssBytes, sampleTreeRss, shebangCommand, untilQuiet } from './lib/proc.js';
+import { cpuSecondsExcept, parentPid, peakRssBytes, rssBytes, sampleTreeRss, shebangCommand, treeCpuSeconds, untilQuiet } from './lib/proc.js';
 import { markdownTable } from './lib/search-bench.js';
 
 const CLI = {
@@ -90,7 +90,10 @@ const OWN_CLI = path.join(ROOT, 'dist', 'src', 'cli.js');
 
 /** One system's figures. */
 interface SystemRun {
+  /** The service's CPU seconds, and with --engine postgres the server's too (serverCpuSeconds). */
   cpuSeconds: number;
+  /** --engine postgres: the PostgreSQL server's share of cpuSeconds (its processes, on this machine); else null. */
+  serverCpuSeconds?: number | null;
   wallSeconds: number;
   peakRssBytes: number;
   /** filesift only: the service process's own peak (VmHWM), without the child that creates a new database. */
@@ -143,8 +146,11 @@ async function serve(
 ): Promise<Served> {
   const t0 = performance.now();
   const bin = shebangCommand(cli);
+  // The engine is the run's: a DATABASE_URL in the bench's own environment must not turn a PGlite run into a server's.
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...bin.env, ...env };
+  if (env.DATABASE_URL === undefined) delete childEnv.DATABASE_URL;
   const child = spawn(process.execPath, [...bin.nodeArgs, ...nodeArgs, cli, 'serve'], {
-    env: { ...process.env, ...bin.env, ...env },
+    env: childEnv,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const treeRss = sampleTreeRss(child.pid!);
@@ -245,6 +251,25 @@ function memoryTracker(): { add(sample: MemorySample): void; result: FilesiftRun
   };
 }
 
+/**
+ * The PostgreSQL server's CPU seconds so far (its postmaster's process tree: live backends, and ended ones through
+ * the postmaster's count of its reaped children), or null when the server does not run on this machine. Counted
+ * with the service's: on PGlite the same work runs inside the service's process.
+ */
+async function serverCpu(url: string): Promise<(() => number) | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let postmaster: number | null;
+  try {
+    // Read while the backend lives: it ends with the connection.
+    postmaster = parentPid((await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
+  } finally {
+    await client.end();
+  }
+  if (postmaster === null || treeCpuSeconds(postmaster) === null) return null;
+  return () => treeCpuSeconds(postmaster) ?? 0;
+}
+
 /** `keepTo`: where to copy the bulk run's data directory (--keep: this build's run only, never the compared one's). */
 async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null = null): Promise<FilesiftRun> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'filesift-bench-corpus-'));
@@ -261,7 +286,9 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
   };
   delete process.env.FILESIFT_MODEL_DIR; // the built-in embedder, as a fresh install has
+  const server = scratch ? await serverCpu(scratch.url) : null;
   try {
+    const server0 = server?.() ?? 0;
     // The bulk run: watch the folder, wait for the initial scan's index_run_completed, then for quiet.
     const t0 = performance.now();
     const memory = memoryTracker();
@@ -281,6 +308,7 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
     // out of "quiet", and a thread's ~1 % of a core from the sampling is not work.
     const quiet = profiling.length > 0 ? { cpu: (p: number) => cpuSecondsExcept(p, 'v8:ProfEvntProc'), busyCoreShare: 0.05 } : {};
     const idle = await untilQuiet(pid, async () => run.completed !== null && (await nothingGoingOn(first.client)), quiet);
+    const serverSeconds = server ? server() - server0 : null;
     const peak = first.peakRss();
     const servicePeak = first.ownPeakRss();
     events.close();
@@ -295,10 +323,11 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
       console.log(`data directory kept in ${keepTo}: npm run bench:corpus -- --restart-only ${keepTo}`);
     }
 
-    const restart = await measureRestart(env, token, cli);
+    const restart = await measureRestart(env, token, cli, server);
     return {
       memory: memory.result,
-      cpuSeconds: idle.cpuSeconds,
+      cpuSeconds: idle.cpuSeconds + (serverSeconds ?? 0),
+      serverCpuSeconds: serverSeconds,
       wallSeconds: (idle.at - t0) / 1000,
       peakRssBytes: peak,
       servicePeakRssBytes: servicePeak,
@@ -322,7 +351,8 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
  * The restart with nothing changed: spawn to the reconcile's end (every job's last scan after the restart, nothing
  * queued or running, then quiet).
  */
-async function measureRestart(env: Record<string, string>, token: string, cli = OWN_CLI): Promise<SystemRun['restart']> {
+async function measureRestart(env: Record<string, string>, token: string, cli = OWN_CLI, server: (() => number) | null = null): Promise<SystemRun['restart']> {
+  const server0 = server?.() ?? 0;
   const r0 = performance.now();
   const restartedAt = Date.now();
   const second = await serve(env, token, cli);
@@ -334,7 +364,7 @@ async function measureRestart(env: Record<string, string>, token: string, cli = 
     return {
       listenSeconds: second.listenSeconds,
       idleSeconds: (rested.at - r0) / 1000,
-      cpuSeconds: rested.cpuSeconds,
+      cpuSeconds: rested.cpuSeconds + (server ? server() - server0 : 0),
       phases: second.phases,
       idleRssBytes: rssBytes(second.child.pid!) ?? 0,
       peakRssBytes: second.peakRss(),
@@ -498,7 +528,7 @@ function printMemory({ atPeak, roleMax }: FilesiftRun['memory'], which: string |
  * Where the CPU went: each thread role's CPU time (its threads' own counts, at their last answer) and the rest of
  * the process's (V8's garbage-collection and compiler helpers, libuv's file-system pool, threads that never answered).
  */
-function printCpu(cpuMs: Record<string, number>, cpuSeconds: number, files: number, which: string | null): void {
+function printCpu(cpuMs: Record<string, number>, cpuSeconds: number, files: number, which: string | null, serverSeconds: number | null = null): void {
   const byRole = new Map<string, { threads: number; ms: number }>();
   for (const [thread, ms] of Object.entries(cpuMs)) {
     const role = thread.slice(0, thread.lastIndexOf(':'));
@@ -507,7 +537,8 @@ function printCpu(cpuMs: Record<string, number>, cpuSeconds: number, files: numb
   }
   if (byRole.size === 0) return;
   const total = cpuSeconds * 1000;
-  const rest = total - [...byRole.values()].reduce((sum, r) => sum + r.ms, 0);
+  const server = (serverSeconds ?? 0) * 1000;
+  const rest = total - server - [...byRole.values()].reduce((sum, r) => sum + r.ms, 0);
   const line = (name: string, threads: string, ms: number): string[] =>
     [name, threads, (ms / 1000).toFixed(1), (ms / files).toFixed(1), `${((100 * ms) / total).toFixed(0)} %`];
   console.log(`\nCPU by thread${which ? `, ${which}` : ''} (each thread's own count, from start until idle):\n`);
@@ -516,6 +547,7 @@ function printCpu(cpuMs: Record<string, number>, cpuSeconds: number, files: numb
     [
       ...[...byRole].sort((a, b) => b[1].ms - a[1].ms).map(([role, r]) => line(role, String(r.threads), r.ms)),
       line('rest (V8 GC and compiler helpers, libuv pool, unanswered threads)', '', rest),
+      ...(serverSeconds !== null ? [line('the PostgreSQL server (its processes)', '', server)] : []),
     ],
   ));
 }
@@ -546,6 +578,8 @@ async function main(): Promise<void> {
     row(figure, show(f), r === null ? null : show(r), r === null ? '' : ratio(f, r));
   };
   both('CPU seconds (user+sys, all threads and helpers)', (s) => s.cpuSeconds, (v) => v.toFixed(1));
+  if (fs.serverCpuSeconds != null) row('… of which the PostgreSQL server', fs.serverCpuSeconds.toFixed(1), rc ? (rc.serverCpuSeconds?.toFixed(1) ?? '–') : null, '');
+  else if (engine === 'postgres') row('… of which the PostgreSQL server', 'not counted (not on this machine)', rc ? '–' : null, '');
   both('CPU ms per file', (s) => (1000 * s.cpuSeconds) / n, (v) => v.toFixed(1));
   both('wall seconds until idle', (s) => s.wallSeconds, (v) => v.toFixed(1));
   both('peak RSS (MB; the process tree, the database-creating child included)', (s) => s.peakRssBytes, mb);
@@ -569,8 +603,8 @@ async function main(): Promise<void> {
   }
   printMemory(fs.memory, compare ? 'this build' : null);
   if (rc && 'memory' in rc) printMemory((rc as FilesiftRun).memory, other);
-  printCpu(fs.memory.cpuMs, fs.cpuSeconds, n, compare ? 'this build' : null);
-  if (rc && 'memory' in rc) printCpu((rc as FilesiftRun).memory.cpuMs, rc.cpuSeconds, n, other);
+  printCpu(fs.memory.cpuMs, fs.cpuSeconds, n, compare ? 'this build' : null, fs.serverCpuSeconds ?? null);
+  if (rc && 'memory' in rc) printCpu((rc as FilesiftRun).memory.cpuMs, rc.cpuSeconds, n, other, rc.serverCpuSeconds ?? null);
 
   if (sample > 0) {
     const picked = spread(files, sample);

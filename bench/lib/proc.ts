@@ -98,6 +98,22 @@ function tree(root: number): number[] {
 const PAGE = 4096;
 
 /**
+ * user + system CPU seconds of a process tree: the root's (with the children it has waited for) and each live
+ * descendant's. For a PostgreSQL server's postmaster: its backends while they run, and once they end and are
+ * reaped, through the postmaster's count of its waited-for children. Null once the root is gone.
+ */
+export function treeCpuSeconds(root: number): number | null {
+  const own = readStat(root);
+  if (!own) return null;
+  return tree(root).reduce((sum, pid) => sum + (pid === root ? own.cpuSeconds : readStat(pid)?.cpuSeconds ?? 0), 0);
+}
+
+/** The parent of a process (e.g. a PostgreSQL backend's postmaster); null once gone. */
+export function parentPid(pid: number): number | null {
+  return readStat(pid)?.ppid ?? null;
+}
+
+/**
  * Samples the resident memory of a process tree every `intervalMs` until stopped: the peak of the sum (helpers
  * that live shorter than the interval can be missed; the root's own VmHWM has no such gap).
  */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { cpuSeconds, cpuSecondsExcept, peakRssBytes, sampleTreeRss, shebangCommand, untilQuiet } from '../../../bench/lib/proc.js';
+import { cpuSeconds, cpuSecondsExcept, parentPid, peakRssBytes, sampleTreeRss, shebangCommand, treeCpuSeconds, untilQuiet } from '../../../bench/lib/proc.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -93,5 +93,24 @@ describe('bench/lib/proc', function () {
       await worker.terminate();
     }
     expect(cpuSecondsExcept(999_999_999, 'x')).to.equal(null);
+  });
+
+  it("treeCpuSeconds counts a tree's live descendants and, once they are waited for, keeps their time", async () => {
+    const before = treeCpuSeconds(process.pid)!;
+    const child = burner(0.5);
+    try {
+      await new Promise((resolve) => child.stdout.once('data', resolve));
+      expect(parentPid(child.pid!)).to.equal(process.pid);
+      // A live descendant's time is in the tree's count, not yet in our own.
+      expect(treeCpuSeconds(process.pid)! - before).to.be.at.least(0.45);
+      expect(treeCpuSeconds(process.pid)! - cpuSeconds(process.pid)!).to.be.at.least(0.45);
+    } finally {
+      child.kill();
+    }
+    await new Promise((resolve) => child.once('exit', resolve));
+    // Ended and waited for (node reaps its children): its time moved into our count of waited-for children.
+    expect(treeCpuSeconds(process.pid)! - before).to.be.at.least(0.45);
+    expect(parentPid(child.pid!)).to.equal(null);
+    expect(treeCpuSeconds(999_999_999)).to.equal(null);
   });
 });

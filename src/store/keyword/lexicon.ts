@@ -7,7 +7,7 @@
  *      the probes, ~1.6 against ~0.6 ms on PGlite);
  *   1. the query's words and their lexemes, read as the keyword index reads them (ts_debug: same parser,
  *      stemmer and stop words); words under MIN_LENGTH letters are left alone (too many real words are one
- *      edit apart);
+ *      edit apart), and so are words over MAX_LENGTH (see there);
  *   2. those whose lexeme no posting holds, in the tail or in a sealed block (an index probe each; a word of a
  *      departed document lingers in its block until compaction: harmless for a suggestion);
  *   3. every one-edit variant of such a word (about 54 per letter), stemmed by the index's stemmer, kept when
@@ -36,6 +36,13 @@ export interface CorrectionRow {
 
 /** Shortest word corrected. */
 export const MIN_LENGTH = 4;
+/**
+ * Longest word corrected. A word of n letters has ~54n one-edit variants, each as long as the word, each stemmed
+ * and looked up: the cost grows with n², and on PGlite's one thread a query of one 1,000-letter word (a DNA
+ * sequence, a run of letters pasted from a log) held every other search and write for 7 s, eight words of 300
+ * letters for 7.3 s. Dictionary words stay under this; what is longer is taken as typed.
+ */
+export const MAX_LENGTH = 32;
 /** Unknown words of one query looked up at most (the longest first): bounds the work of a pasted paragraph. */
 const MAX_WORDS = 8;
 /** Files counted per suggestion at most: enough to rank suggestions, bounded for very common words. */
@@ -54,7 +61,7 @@ WITH words AS (
   SELECT DISTINCT lower(d.token) AS word, d.lexemes[1] AS lexeme
   FROM ts_debug('${KEYWORD_TS_CONFIG}', ${t}) AS d
   WHERE d.alias IN ('asciiword', 'word', 'hword_asciipart', 'hword_part') AND cardinality(d.lexemes) = 1
-    AND char_length(d.token) >= ${MIN_LENGTH}
+    AND char_length(d.token) BETWEEN ${MIN_LENGTH} AND ${MAX_LENGTH}
     -- A one-time gate: when the index holds every lexeme of the text (most queries), ts_debug (slow) never runs.
     AND EXISTS (SELECT 1 FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', ${t})) AS q WHERE NOT ${held('q.lexeme')})
 ),

@@ -9,7 +9,7 @@ import { bm25Score, type FieldValues } from '../../../src/store/keyword/bm25.js'
 import type { CandidateFilters } from '../../../src/store/queries/filters.js';
 import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
 import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
-import { buildCorrectionQuery, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
+import { buildCorrectionQuery, MAX_LENGTH, MIN_LENGTH, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
 import { searchKeyword, type KeywordEvaluation } from '../../../src/store/keyword/search.js';
 import { listCandidates, type CandidateListing } from '../../../src/store/keyword/candidates.js';
 import { compactKeywordIndex } from '../../../src/store/keyword/compaction.js';
@@ -393,5 +393,20 @@ forEachEngine('keyword search', (engine) => {
     await insertFiles(db, [file('r.txt', { content: 'password manager' })]); // one more in the tail
     expect(expected(await corrections('pasword chnage renewal'))).to.deep.equal([['chnage', 'change', 5], ['pasword', 'password', 6]]);
     expect(await corrections('password change')).to.deep.equal([]);
+  });
+
+  it(`corrects words of ${MIN_LENGTH} to ${MAX_LENGTH} letters only: a longer run of letters is taken as typed`, async () => {
+    const corrections = async (text: string): Promise<CorrectionRow[]> => {
+      const statement = buildCorrectionQuery(text)!;
+      return (await db.query<CorrectionRow>(statement.text, statement.params)).rows;
+    };
+    // Words without a vowel: the stemmer leaves them whole. Each is held; the query types it one letter short.
+    const letters = 'zyxwvtsrqpnmlkjhgfdcb'.repeat(4);
+    const held = (n: number) => letters.slice(0, n);
+    const short = (n: number) => held(n).slice(0, 10) + held(n).slice(11);
+    await insertFiles(db, [file('long.txt', { content: `${held(MAX_LENGTH + 1)} and ${held(MAX_LENGTH + 2)}` })]);
+    expect(short(MAX_LENGTH + 1)).to.have.length(MAX_LENGTH);
+    expect((await corrections(short(MAX_LENGTH + 1))).map((r) => [r.word, r.replacement])).to.deep.equal([[short(MAX_LENGTH + 1), held(MAX_LENGTH + 1)]]);
+    expect(await corrections(short(MAX_LENGTH + 2))).to.deep.equal([]);
   });
 });

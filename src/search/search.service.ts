@@ -11,7 +11,7 @@ import type { StoreApi } from '../store/store.js';
 import { computeFacets, type SearchFacets } from './facets.js';
 import { activeFusion } from '../models/fusion-profiles.js';
 import { fuseHybrid, rankKeyword, rankSemantic, type FusedHit } from './fuse.js';
-import { parseSearchQuery } from './query-parser.js';
+import { MAX_EXCLUDED, parseSearchQuery } from './query-parser.js';
 import type { SnippetLane } from './snippet-lane.js';
 import { applyCorrections, correctionNotice, searchesCorrections } from './typo.js';
 
@@ -73,7 +73,7 @@ export interface SearchResponse {
 }
 
 /** Why a search has no answer: the query has nothing to look for, or semantic search was asked and is unavailable. */
-export type SearchFailure = { ok: false; code: 'no_search_terms' | 'semantic_unavailable'; reason: string };
+export type SearchFailure = { ok: false; code: 'no_search_terms' | 'too_many_exclusions' | 'semantic_unavailable'; reason: string };
 export type SearchOutcome = { ok: true; response: SearchResponse } | SearchFailure;
 
 export interface SearchServiceDeps {
@@ -124,6 +124,13 @@ export class SearchService {
     const parsed = parseSearchQuery(request.query);
     if (parsed.rankText === '') {
       return { ok: false, code: 'no_search_terms', reason: 'query must contain at least one word to search for (not only -excluded words)' };
+    }
+    if (parsed.excluded.length > MAX_EXCLUDED) {
+      return {
+        ok: false,
+        code: 'too_many_exclusions',
+        reason: `query may exclude at most ${MAX_EXCLUDED} words or phrases (-word, -"a phrase"); it excludes ${parsed.excluded.length}`,
+      };
     }
     const { filters } = request;
     const settings = this.deps.settings.get().search;

@@ -32,7 +32,7 @@ export const SearchModeSchema = Type.Enum(SEARCH_MODES, { description: "'hybrid'
 
 export const SearchBody = Type.Object(
   {
-    query: Type.String({ minLength: 1, maxLength: 1000, description: 'Natural-language query; "quoted phrases" and -excluded words work' }),
+    query: Type.String({ minLength: 1, maxLength: 1000, description: 'Natural-language query; "quoted phrases" (up to 8) and -excluded words or -"phrases" (up to 8; more is a 400) work' }),
     directory: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'Absolute directory to search in' })),
     filters: Type.Optional(SearchFilters),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SEARCH_LIMIT, description: 'Maximum number of results (default 50)' })),

@@ -3,6 +3,7 @@ import { utimes } from 'node:fs/promises';
 import { forEachEngine } from '../../helpers/engines.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { MAX_EXCLUDED } from '../../../src/search/query-parser.js';
 
 interface Bucket {
   value: string;
@@ -241,6 +242,7 @@ forEachEngine('POST /api/search/', (engine) => {
       [{ query: '' }, /query must be a string of at least 1/],
       [{ query: '   ' }, /at least one word/],
       [{ query: '-only -exclusions' }, /at least one word/],
+      [{ query: `sourdough ${Array.from({ length: MAX_EXCLUDED + 1 }, (_, i) => `-w${i}x`).join(' ')}` }, new RegExp(`at most ${MAX_EXCLUDED} words or phrases .* it excludes ${MAX_EXCLUDED + 1}`)],
       [{ query: 'x', limit: 0 }, /limit must be an integer from 1 to 1000/],
       [{ query: 'x', limit: 1001 }, /limit must be an integer from 1 to 1000/],
       [{ query: 'x', limit: 2.5 }, /limit must be an integer/],
@@ -257,6 +259,8 @@ forEachEngine('POST /api/search/', (engine) => {
       expect(res.body).to.include({ success: false, code: 'invalid_request' });
       expect(res.body.message, JSON.stringify(body)).to.match(message);
     }
+    // As many exclusions as allowed: answered.
+    expect((await search({ query: `sourdough ${Array.from({ length: MAX_EXCLUDED }, (_, i) => `-w${i}x`).join(' ')}` })).results).to.be.an('array');
     const odd = await search({ query: `it's a (test) & "unbalanced | ! : * <> \\ quote` });
     expect(odd.results).to.be.an('array');
   });

@@ -136,10 +136,10 @@ const PHASES: [keyof StartUpPhases, string][] = [
   ['reconciled_ms', 'reconciled'],
 ];
 
-/** `filesift serve` in a child process, as a user starts it; resolves once it listens (its log line says where). */
 /** Variables a service here gets only from the run's own environment (see serve). */
 const RUN_DECIDES = ['DATABASE_URL', 'FILESIFT_MEMORY_LOG_MS'] as const;
 
+/** `filesift serve` in a child process, as a user starts it; resolves once it listens (its log line says where). */
 async function serve(
   env: Record<string, string>,
   token: string,

@@ -40,7 +40,7 @@ export const MIN_LENGTH = 4;
  * Longest word corrected. A word of n letters has ~54n one-edit variants, each as long as the word, each stemmed
  * and looked up: the cost grows with n², and on PGlite's one thread a query of one 1,000-letter word (a DNA
  * sequence, a run of letters pasted from a log) held every other search and write for 7 s, eight words of 300
- * letters for 7.3 s. Dictionary words stay under this; what is longer is taken as typed.
+ * letters for 7.3 s. Words people type stay well under this; what is longer is taken as typed.
  */
 export const MAX_LENGTH = 32;
 /** Unknown words of one query looked up at most (the longest first): bounds the work of a pasted paragraph. */

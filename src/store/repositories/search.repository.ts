@@ -6,7 +6,7 @@ import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import { compactKeywordIndex, type CompactionProgress, type CompactionStart } from '../keyword/compaction.js';
 import { KEYWORD_SLICE_PIECES } from '../keyword/slices.js';
 import type { CandidateFilters } from '../queries/filters.js';
-import { buildCorrectionQuery, type CorrectionRow } from '../keyword/lexicon.js';
+import { findCorrections, type CorrectionRow } from '../keyword/lexicon.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import { SqlParams } from '../queries/params.js';
 import { toIso } from '../time.js';
@@ -301,14 +301,13 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
     },
 
     async corrections(queryText) {
-      const statement = buildCorrectionQuery(queryText);
-      if (!statement) return [];
       // Hundreds of lookups by lexeme (keyword/lexicon.ts) that must use the indexes whatever the statistics say:
       // during a bulk run the tail's statistics are those of an empty table, and a plan scanning the whole tail
       // per variant held PGlite for 25–35 s a search (bench:search stall run, 100k files).
+      if (queryText.trim() === '') return [];
       return db.transaction(async (tx) => {
         await tx.exec('SET LOCAL enable_seqscan = off');
-        return (await tx.query<CorrectionRow>(statement.text, statement.params, { prepare: true })).rows;
+        return findCorrections(tx, queryText);
       });
     },
 

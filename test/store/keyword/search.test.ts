@@ -8,8 +8,8 @@ import { insertFiles, type FileRowInput } from '../../../bench/lib/keyword-db.js
 import { bm25Score, type FieldValues } from '../../../src/store/keyword/bm25.js';
 import type { CandidateFilters } from '../../../src/store/queries/filters.js';
 import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
-import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
-import { buildCorrectionQuery, MAX_LENGTH, MIN_LENGTH, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
+import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
+import { findCorrections, MAX_LENGTH, MIN_LENGTH, oneEditVariants, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
 import { searchKeyword, type KeywordEvaluation } from '../../../src/store/keyword/search.js';
 import { listCandidates, type CandidateListing } from '../../../src/store/keyword/candidates.js';
 import { compactKeywordIndex } from '../../../src/store/keyword/compaction.js';
@@ -379,10 +379,7 @@ forEachEngine('keyword search', (engine) => {
   });
 
   it('corrects a word no file holds to the word one edit away that files hold, sealed or in the tail', async () => {
-    const corrections = async (text: string): Promise<CorrectionRow[]> => {
-      const statement = buildCorrectionQuery(text)!;
-      return (await db.query<CorrectionRow>(statement.text, statement.params)).rows;
-    };
+    const corrections = (text: string): Promise<CorrectionRow[]> => findCorrections(db, text);
     await insertFiles(db, [
       ...Array.from({ length: 5 }, (_, i) => file(`p${i}.txt`, { content: 'change your password often' })),
       file('q.txt', { content: 'passport renewal' }),
@@ -396,10 +393,7 @@ forEachEngine('keyword search', (engine) => {
   });
 
   it(`corrects words of ${MIN_LENGTH} to ${MAX_LENGTH} letters only: a longer run of letters is taken as typed`, async () => {
-    const corrections = async (text: string): Promise<CorrectionRow[]> => {
-      const statement = buildCorrectionQuery(text)!;
-      return (await db.query<CorrectionRow>(statement.text, statement.params)).rows;
-    };
+    const corrections = (text: string): Promise<CorrectionRow[]> => findCorrections(db, text);
     // Words without a vowel: the stemmer leaves them whole. Each is held; the query types it one letter short.
     const letters = 'zyxwvtsrqpnmlkjhgfdcb'.repeat(4);
     const held = (n: number) => letters.slice(0, n);
@@ -408,5 +402,35 @@ forEachEngine('keyword search', (engine) => {
     expect(short(MAX_LENGTH + 1)).to.have.length(MAX_LENGTH);
     expect((await corrections(short(MAX_LENGTH + 1))).map((r) => [r.word, r.replacement])).to.deep.equal([[short(MAX_LENGTH + 1), held(MAX_LENGTH + 1)]]);
     expect(await corrections(short(MAX_LENGTH + 2))).to.deep.equal([]);
+  });
+
+  it('spells out every one-edit variant of a word once, letters counted as code points', () => {
+    const variants = oneEditVariants('abc');
+    expect(new Set(variants).size).to.equal(variants.length);
+    expect(variants).to.not.include('abc');
+    expect(variants).to.include.members(['bc', 'ac', 'ab', 'bac', 'acb', 'xbc', 'azc', 'abz', 'zabc', 'abzc', 'abcz']);
+    // 3 deletions, 2 swaps, 26 x 3 replacements, 26 x 4 insertions, less the repeats ('abc' itself, 'aabc' twice...)
+    expect(variants.length).to.be.within(150, 187);
+    expect(oneEditVariants('a😀b')).to.include.members(['ab', 'a😀', '😀b', '😀ab', 'ab😀']);
+    // No half of a surrogate pair alone: each variant survives UTF-8 (how it is sent to the database) unchanged.
+    expect(oneEditVariants('a😀b').every((v) => Buffer.from(v, 'utf8').toString('utf8') === v)).to.equal(true);
+  });
+
+  it("stems a variant with the configuration's stemmer exactly as to_tsvector() would", async () => {
+    // findCorrections stems variants with ts_lexize() on english_stem, the keyword index with to_tsvector() on its
+    // configuration: for runs of letters both must give the same lexeme (or none, for a stop word).
+    const words = ['pasword', 'running', 'thee', 'café', 'naïve', 'studies', 'ahve', 'generalisations'];
+    const variants = [...new Set(words.flatMap((w) => [w, ...oneEditVariants(w)]))];
+    const { rows } = await db.query<{ variant: string; parsed: string | null; stemmed: string | null }>(
+      `SELECT v AS variant,
+              CASE WHEN cardinality(p) = 1 THEN p[1] END AS parsed,
+              CASE WHEN cardinality(l) = 1 THEN l[1] END AS stemmed
+       FROM unnest($1::text[]) AS v,
+            LATERAL (SELECT tsvector_to_array(to_tsvector('${KEYWORD_TS_CONFIG}', v)) AS p, ts_lexize('english_stem', v) AS l) AS x`,
+      [variants],
+    );
+    expect(rows).to.have.length(variants.length);
+    expect(rows.filter((r) => r.parsed !== r.stemmed)).to.deep.equal([]);
+    expect(rows.filter((r) => r.stemmed === null).map((r) => r.variant)).to.include('the');
   });
 });

@@ -20,8 +20,8 @@
  * cost PGlite ~2 ms a query with an unknown word (of ~7), and each was stemmed by to_tsvector(), whose parser
  * has nothing to do for a run of letters; ts_lexize() on the configuration's stemmer gives the same lexeme (a
  * variant is letters only, which the parser reads as one asciiword or word token, both mapped to english_stem).
- * Measured on the 5k ladder rung, the 300 SciFact test queries: 3.1 ms a query on average in one statement, 1.7
- * in two, the same corrections for every query.
+ * Measured on the 5k ladder rung, the 300 SciFact test queries, both forms prepared: 1.68 CPU ms a query on
+ * average in one statement, 1.18 in two, the same corrections for every query (docs/benchmarks/search-latency.md).
  *
  * Why not trigrams over a lexicon of stems (pg_trgm): measured on SciFact, the stems of a misspelt word and of
  * the word meant diverge ("defciency" stems to defcienc, "deficiency" to defici), so the nearest stems were

@@ -1,3 +1,4 @@
+import pgvector from 'pgvector';
 import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordQueryOptions } from '../keyword/query.js';
 import { searchKeyword, type KeywordSearchResult } from '../keyword/search.js';
 import { listCandidates, type CandidateListing } from '../keyword/candidates.js';
@@ -11,7 +12,7 @@ import { SqlParams } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
 import { decodeText } from '../binary.js';
-import { FILE_SUMMARY_BYTES_COLUMNS, FILE_SUMMARY_BYTES_FIELDS, fileSummaryFromBytes, packedVectors, type FileSummary } from './files.repository.js';
+import { FILE_SUMMARY_BYTES_COLUMNS, FILE_SUMMARY_BYTES_FIELDS, fileSummaryFromBytes, type FileSummary } from './files.repository.js';
 
 export interface SemanticSearch {
   query: ParsedQuery;
@@ -173,9 +174,7 @@ async function lexemesOf(db: SqlDatabase, text: string): Promise<string[]> {
 /** The vector, model and candidate conditions of a semantic statement (what `listing` left to check). */
 function semanticParams(search: SemanticSearch, listing: CandidateListing): { params: SqlParams; vector: string; model: string; conditions: string[] } {
   const params = new SqlParams();
-  // Binary, as chunk vectors are written (files.repository.ts, packedVectors): its decimal text cost PGlite ~0.2 ms
-  // of parsing a search (WASM strtof, 100 floats), for the same float32s.
-  const vector = params.add(packedVectors([search.vector]), `vector(${search.dimension})`);
+  const vector = params.add(pgvector.toSql(Array.from(search.vector)) as string, `vector(${search.dimension})`);
   const model = params.add(search.model, 'text');
   const filters = listing.filtersListed ? {} : search.filters; // listed: every listed file passes them
   const conditions = buildCandidateConditions(search.query, filters, params, 'f', { files: null, unlisted: listing.unlisted });

@@ -61,7 +61,7 @@ const DF_CAP = 10_000;
 const held = (column: string): string =>
   `(EXISTS (SELECT 1 FROM keyword_tail x WHERE x.lexeme = ${column}) OR EXISTS (SELECT 1 FROM keyword_blocks x WHERE x.lexeme = ${column}))`;
 /** The dictionary KEYWORD_TS_CONFIG maps words to (sql/0006: a copy of pg_catalog.english). */
-const KEYWORD_STEMMER = 'english_stem';
+export const KEYWORD_STEMMER = 'english_stem';
 
 /** The words of `text` worth correcting: no file holds their lexeme; longest first, at most MAX_WORDS. */
 export function buildUnknownWordsQuery(text: string): SqlStatement | null {

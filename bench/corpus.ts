@@ -42,7 +42,7 @@ import { formatBreakdown, spread } from './lib/breakdown.js';
 import { formatProfiles, readProfiles } from './lib/cpu-profile.js';
 import type { CallFigures } from '../src/store/call-log.js';
 import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
-import { cpuSecondsExcept, parentPid, peakRssBytes, rssBytes, sampleTreeRss, shebangCommand, treeCpuSeconds, untilQuiet } from './lib/proc.js';
+import { cpuSecondsExcept, idleCoreShare, parentPid, peakRssBytes, rssBytes, sampleTreeRss, shebangCommand, treeCpuSeconds, untilQuiet } from './lib/proc.js';
 import { markdownTable } from './lib/search-bench.js';
 
 const CLI = {
@@ -307,10 +307,13 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
       if (e.type === 'file_failed') failures.set(e.data.code, (failures.get(e.data.code) ?? 0) + 1);
     });
     if (threads !== null) await first.client.request('PUT', '/api/settings/', { 'queue.max_concurrency': threads });
-    await first.client.post('/api/watch/', { directory_path: corpus });
     // Profiled, V8's sampling threads never rest and each sampled thread wakes for every sample: those are left
-    // out of "quiet", and a thread's ~1 % of a core from the sampling is not work.
-    const quiet = profiling.length > 0 ? { cpu: (p: number) => cpuSecondsExcept(p, 'v8:ProfEvntProc'), busyCoreShare: 0.05 } : {};
+    // out of "quiet", and what the sampling costs the other threads is measured before the run (on a slower machine
+    // the sampled idle service used ~15 % of a core, and a fixed 5 % never saw the run end).
+    const profiledCpu = (p: number): number | null => cpuSecondsExcept(p, 'v8:ProfEvntProc');
+    const quiet = profiling.length > 0 ? { cpu: profiledCpu, busyCoreShare: Math.min(0.3, Math.max(0.05, 2 * (await idleCoreShare(pid, 3000, profiledCpu)) + 0.02)) } : {};
+    if (quiet.busyCoreShare !== undefined) console.error(`profiled: quiet is under ${(100 * quiet.busyCoreShare).toFixed(0)} % of a core (twice the idle service's, + 2, at most 30)`);
+    await first.client.post('/api/watch/', { directory_path: corpus });
     const idle = await untilQuiet(pid, async () => run.completed !== null && (await nothingGoingOn(first.client)), quiet);
     const serverSeconds = server ? server() - server0 : null;
     const peak = first.peakRss();

@@ -166,6 +166,18 @@ export async function untilQuiet(
 }
 
 /**
+ * The share of one core a process uses while it does nothing, over `ms`: what "quiet" must allow for a process
+ * whose idle is not near zero (under `node --cpu-prof` every thread is interrupted for each sample, ~10-15 % of a
+ * core on a slow machine, which a fixed threshold never saw end).
+ */
+export async function idleCoreShare(pid: number, ms = 3000, cpu = cpuSeconds): Promise<number> {
+  const from = { at: performance.now(), cpuSeconds: cpu(pid) ?? 0 };
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const used = (cpu(pid) ?? from.cpuSeconds) - from.cpuSeconds;
+  return Math.max(0, used / ((performance.now() - from.at) / 1000));
+}
+
+/**
  * What a script's first line sets (`#!/usr/bin/env -S NAME=value ... node --flag ...`): the variables and node's
  * own flags. A benchmark starts the service with `node FLAGS CLI serve` as its bin would (src/cli.ts sets
  * MALLOC_ARENA_MAX there; a build compared with --compare may set node flags too).

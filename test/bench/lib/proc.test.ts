@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { cpuSeconds, cpuSecondsExcept, parentPid, peakRssBytes, sampleTreeRss, shebangCommand, treeCpuSeconds, untilQuiet } from '../../../bench/lib/proc.js';
+import { cpuSeconds, cpuSecondsExcept, idleCoreShare, parentPid, peakRssBytes, sampleTreeRss, shebangCommand, treeCpuSeconds, untilQuiet } from '../../../bench/lib/proc.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -67,6 +67,28 @@ describe('bench/lib/proc', function () {
     }
     await new Promise((resolve) => child.once('exit', resolve));
     expect(cpuSeconds(child.pid!)).to.equal(null);
+  });
+
+  it("idleCoreShare measures a process's share of a core: near none while it sleeps, most of one while it spins", async () => {
+    const child = burner(30);
+    let burnt = false;
+    child.stdout.on('data', () => (burnt = true));
+    try {
+      // Spinning (30 s of CPU to burn, longer than the measure): at least a fifth of a core even on a loaded machine.
+      expect(await idleCoreShare(child.pid!, 600)).to.be.above(0.2);
+      expect(burnt, 'still spinning when measured').to.equal(false);
+    } finally {
+      child.kill();
+    }
+    await new Promise((resolve) => child.once('exit', resolve));
+    const idle = burner(0);
+    try {
+      await new Promise((resolve) => idle.stdout.once('data', resolve));
+      expect(await idleCoreShare(idle.pid!, 600)).to.be.below(0.1);
+    } finally {
+      idle.kill();
+    }
+    await new Promise((resolve) => idle.once('exit', resolve));
   });
 
   it('cpuSecondsExcept leaves out the threads of one name (a busy worker counted, then left out by its name)', async () => {

@@ -131,6 +131,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     // Indexing: the per-file flow, the runs, the index's upkeep after them, and filter changes brought to the index.
     const upkeep = new IndexUpkeep({ store: store.api, logger: logger.child({ actor: 'upkeep' }) });
     stack.push(() => upkeep.close());
+    // Its periodic check looks for work only while runs go on (the queue's included) or after one: at rest it
+    // leaves the database, and the store's thread, alone.
+    const unsubscribeUpkeep = bus.subscribe((event) => {
+      if (event.type === 'index_run_started') upkeep.runStarted();
+      else if (event.type === 'index_run_completed') upkeep.runEnded();
+    });
+    stack.push(async () => {
+      unsubscribeUpkeep();
+    });
     const indexer = new Indexer({
       store: store.api,
       pool,

@@ -19,7 +19,7 @@ export interface IndexUpkeepDeps {
   sliceMs?: number;
   /** Pause between slices, for waiting searches (default 25 ms). */
   pauseMs?: number;
-  /** How often to look for work when nobody said so (default 5 s; 0: never). */
+  /** How often to look for work while a run is going on or after a failed pass (default 5 s; 0: never). */
   checkEveryMs?: number;
   /** Unsealed documents worth sealing without being asked (default 256): a trickle waits for a run's end. */
   tailThreshold?: number;
@@ -61,13 +61,21 @@ export class IndexUpkeep {
   #written = 0;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
+  /** Runs going on: their files are written all along, but say so (written()) only at their end. */
+  #runs = 0;
+  /** Whether the next periodic check may find work: at start (a restart's leftovers), after writes, after a failed pass. */
+  #due = true;
   readonly #state: UpkeepState = { busy: false, sealed: 0, analyzed: 0, compactions: 0, longestSliceMs: 0 };
 
   constructor(deps: IndexUpkeepDeps) {
     this.#deps = deps;
     const every = deps.checkEveryMs ?? 5000;
     if (every > 0) {
-      this.#timer = setInterval(() => this.#start(false), every);
+      // At rest (no run, nothing written since the last pass) there is nothing to find: the check leaves the
+      // database alone instead of waking the store's thread every few seconds for a few statements.
+      this.#timer = setInterval(() => {
+        if (this.#runs > 0 || this.#due) this.#start(false);
+      }, every);
       this.#timer.unref();
     }
   }
@@ -82,7 +90,23 @@ export class IndexUpkeep {
    */
   written(documents: number, runEnded: boolean): void {
     this.#written += documents;
+    this.#due = true;
     if (runEnded || this.#written >= (this.#deps.tailThreshold ?? 256)) this.#start(runEnded);
+  }
+
+  /**
+   * A run of any kind began (the service passes on index_run_started). While one goes on, the periodic check looks
+   * for a tail worth sealing: a bulk run's documents are sealed as it goes, and the queue's runs never call written().
+   */
+  runStarted(): void {
+    this.#runs++;
+    this.#due = true;
+  }
+
+  /** A run ended (index_run_completed): one more check may find its tail past the threshold. */
+  runEnded(): void {
+    this.#runs = Math.max(0, this.#runs - 1);
+    this.#due = true;
   }
 
   /** Resolves when no pass is running or due (tests, benchmarks, shutdown). */
@@ -104,8 +128,12 @@ export class IndexUpkeep {
       this.#again = true;
       return;
     }
+    this.#due = false;
     this.#running = this.#pass()
-      .catch((err: unknown) => this.#deps.logger.warn({ err }, 'index upkeep failed; it is tried again later'))
+      .catch((err: unknown) => {
+        this.#due = true;
+        this.#deps.logger.warn({ err }, 'index upkeep failed; it is tried again later');
+      })
       .finally(() => {
         this.#running = null;
         this.#state.busy = false;

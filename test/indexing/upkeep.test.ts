@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { parseSearchQuery } from '../../src/search/query-parser.js';
 import type { SqlDatabase } from '../../src/store/sql.js';
 import { createStore, type StoreApi } from '../../src/store/store.js';
+import { eventually } from '../helpers/assert.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { openKeywordTestDb } from '../store/keyword/fixture.js';
 
@@ -80,6 +81,49 @@ forEachEngine('IndexUpkeep', (engine) => {
       expect(await store.search.unsealedKeywords()).to.equal(0);
       expect(upkeep.state.compactions).to.equal(3); // the second due one, and the one left running
       expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM keyword_seal WHERE compaction_upto IS NULL')).rows[0]!.n).to.equal(1);
+    } finally {
+      await upkeep.close();
+    }
+  });
+
+  it('checks for work while runs go on and once after, and at rest leaves the database alone', async () => {
+    let calls = 0;
+    const counted: Pick<StoreApi, 'search'> = {
+      search: new Proxy(store.search, {
+        get(target, key, receiver) {
+          const value: unknown = Reflect.get(target, key, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            calls++;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }),
+    };
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const upkeep = new IndexUpkeep({ store: counted, logger: createLogger('silent'), checkEveryMs: 10, pauseMs: 1, tailThreshold: 50 });
+    try {
+      // At start a check looks for what a restart left (unfinished texts, a compaction), then nothing is due.
+      await eventually(() => calls > 0);
+      await upkeep.idle();
+      let atRest = calls;
+      await sleep(250); // 25 periods
+      expect(calls, 'no store call at rest').to.equal(atRest);
+
+      // A run: its files are written as it goes and it says nothing until its end, yet its tail is sealed.
+      upkeep.runStarted();
+      await insertFiles(db, Array.from({ length: 100 }, (_, i) => ({ path: `/r/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `${WORDS[i % 10]} run` })));
+      await eventually(async () => (await store.search.unsealedKeywords()) === 0);
+      expect(upkeep.state.sealed).to.equal(100);
+
+      // Its end: one more check, then rest again.
+      const beforeEnd = calls;
+      upkeep.runEnded();
+      await eventually(() => calls > beforeEnd);
+      await upkeep.idle();
+      atRest = calls;
+      await sleep(250);
+      expect(calls, 'no store call at rest after the run').to.equal(atRest);
     } finally {
       await upkeep.close();
     }

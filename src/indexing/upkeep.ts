@@ -63,7 +63,7 @@ export class IndexUpkeep {
   #closed = false;
   /** Runs going on: their files are written all along, but say so (written()) only at their end. */
   #runs = 0;
-  /** Whether the next periodic check may find work: at start (a restart's leftovers), after writes, after a failed pass. */
+  /** Whether the next periodic check may find work: at start (a restart's leftovers), after writes or a run's end, after a failed pass. */
   #due = true;
   readonly #state: UpkeepState = { busy: false, sealed: 0, analyzed: 0, compactions: 0, longestSliceMs: 0 };
 
@@ -71,11 +71,7 @@ export class IndexUpkeep {
     this.#deps = deps;
     const every = deps.checkEveryMs ?? 5000;
     if (every > 0) {
-      // At rest (no run, nothing written since the last pass) there is nothing to find: the check leaves the
-      // database alone instead of waking the store's thread every few seconds for a few statements.
-      this.#timer = setInterval(() => {
-        if (this.#runs > 0 || this.#due) this.#start(false);
-      }, every);
+      this.#timer = setInterval(() => this.check(), every);
       this.#timer.unref();
     }
   }
@@ -100,13 +96,23 @@ export class IndexUpkeep {
    */
   runStarted(): void {
     this.#runs++;
-    this.#due = true;
   }
 
   /** A run ended (index_run_completed): one more check may find its tail past the threshold. */
   runEnded(): void {
     this.#runs = Math.max(0, this.#runs - 1);
     this.#due = true;
+  }
+
+  /**
+   * The periodic check: starts a pass if one may find work (a run going on, or something due since the last pass)
+   * and says whether it did. At rest there is nothing to find, and the check leaves the database alone instead of
+   * waking the store's thread every few seconds for a few statements.
+   */
+  check(): boolean {
+    if (this.#runs === 0 && !this.#due) return false;
+    this.#start(false);
+    return true;
   }
 
   /** Resolves when no pass is running or due (tests, benchmarks, shutdown). */

@@ -10,7 +10,6 @@ import { createLogger } from '../../src/logger.js';
 import { parseSearchQuery } from '../../src/search/query-parser.js';
 import type { SqlDatabase } from '../../src/store/sql.js';
 import { createStore, type StoreApi } from '../../src/store/store.js';
-import { eventually } from '../helpers/assert.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { openKeywordTestDb } from '../store/keyword/fixture.js';
 
@@ -100,30 +99,36 @@ forEachEngine('IndexUpkeep', (engine) => {
         },
       }),
     };
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const upkeep = new IndexUpkeep({ store: counted, logger: createLogger('silent'), checkEveryMs: 10, pauseMs: 1, tailThreshold: 50 });
+    // The checks are called here as the timer calls them (checkEveryMs 0: no timer), so nothing waits on the clock.
+    const upkeep = new IndexUpkeep({ store: counted, logger: createLogger('silent'), checkEveryMs: 0, pauseMs: 1, tailThreshold: 50 });
+    const checksAtRest = async (message: string): Promise<void> => {
+      const atRest = calls;
+      for (let i = 0; i < 5; i++) expect(upkeep.check(), message).to.equal(false);
+      await upkeep.idle();
+      expect(calls, message).to.equal(atRest);
+    };
     try {
       // At start a check looks for what a restart left (unfinished texts, a compaction), then nothing is due.
-      await eventually(() => calls > 0);
+      expect(upkeep.check()).to.equal(true);
       await upkeep.idle();
-      let atRest = calls;
-      await sleep(250); // 25 periods
-      expect(calls, 'no store call at rest').to.equal(atRest);
+      expect(calls).to.be.greaterThan(0);
+      await checksAtRest('no store call at rest');
 
-      // A run: its files are written as it goes and it says nothing until its end, yet its tail is sealed.
+      // A run: its files are written as it goes and it says nothing until its end, yet a check seals its tail.
       upkeep.runStarted();
       await insertFiles(db, Array.from({ length: 100 }, (_, i) => ({ path: `/r/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `${WORDS[i % 10]} run` })));
-      await eventually(async () => (await store.search.unsealedKeywords()) === 0);
+      expect(upkeep.check()).to.equal(true);
+      await upkeep.idle();
+      expect(await store.search.unsealedKeywords()).to.equal(0);
       expect(upkeep.state.sealed).to.equal(100);
 
       // Its end: one more check, then rest again.
-      const beforeEnd = calls;
       upkeep.runEnded();
-      await eventually(() => calls > beforeEnd);
+      const beforeEnd = calls;
+      expect(upkeep.check()).to.equal(true);
       await upkeep.idle();
-      atRest = calls;
-      await sleep(250);
-      expect(calls, 'no store call at rest after the run').to.equal(atRest);
+      expect(calls).to.be.greaterThan(beforeEnd);
+      await checksAtRest('no store call at rest after the run');
     } finally {
       await upkeep.close();
     }

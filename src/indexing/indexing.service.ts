@@ -6,7 +6,7 @@ import { compileFilePattern } from '../filters/matcher.js';
 import type { FilterService } from '../filters/filter.service.js';
 import { countFiles, walkFiles, type WalkedFile, type WalkedTree, type WalkError } from '../filters/walk.js';
 import type { Logger } from '../logger.js';
-import type { PipelinePool } from '../pipeline/pool.js';
+import { IN_FLIGHT_PER_THREAD, type PipelinePool } from '../pipeline/pool.js';
 import type { ComponentHealth } from '../status/status.service.js';
 import type { KnownFile } from '../store/repositories/files.types.js';
 import type { StoreApi } from '../store/store.js';
@@ -46,18 +46,6 @@ export interface DirectoryRunOptions {
    */
   walked?: Promise<WalkedTree>;
 }
-
-/**
- * Files in flight per pipeline thread during a run. A file is two pipeline tasks (parse, then analyse and embed)
- * with store calls before, between and after them (the write, a duplicate lookup), and on the embedded engine
- * those calls queue behind every write already waiting on the store's one thread: with two files per thread, a
- * thread sat idle while both of its files waited there. Four keep it fed. The 1,082-file fifth of the Debian
- * documentation (`npm run bench:corpus -- DIR --sample 0 --threads N`, two rounds each, load 1.3–2.1), wall
- * seconds until idle: one thread 38.9 / 38.6 with two files, 33.8 / 33.3 with four; two threads 36.2 / 33.3 with
- * two, 34.0 / 30.9 with four; peak RSS within the runs' noise. The texts in flight are the cost (a bounded
- * number, each at most indexing.max_text_chars).
- */
-export const IN_FLIGHT_PER_THREAD = 4;
 
 export interface IndexingServiceDeps {
   indexer: Indexer;

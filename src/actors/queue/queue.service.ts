@@ -5,7 +5,7 @@
  */
 import { createQueue, type QueueApi, type QueueEvent, type QueueFileEvent, type QueueItem, type QueueProcessor, type QueueStatus } from './index.js';
 import type { EventBus } from '../../events/bus.js';
-import { IN_FLIGHT_PER_THREAD } from '../../indexing/indexing.service.js';
+import { IN_FLIGHT_PER_THREAD } from '../../pipeline/pool.js';
 import type { Logger } from '../../logger.js';
 import type { Settings } from '../../settings/schema.js';
 import type { SettingsService } from '../../settings/settings.service.js';

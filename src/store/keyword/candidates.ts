@@ -44,10 +44,8 @@ export async function listCandidates(
   { limit = CANDIDATE_LIST_LIMIT, oneWord = true }: ListingOptions = {},
 ): Promise<CandidateListing> {
   const listing: CandidateListing = { files: null, filtersListed: false, unlisted: [], lexemes: [] };
-  let files = null as Set<number> | null;
-  const narrow = (holding: Set<number>) => {
-    files = files === null ? holding : new Set([...files].filter((id: number) => holding.has(id)));
-  };
+  // The files every listed constraint allows (null: none listed yet).
+  let files: Set<number> | null = null;
   if (query.phrases.length > 0) {
     await tx.exec('SET LOCAL enable_seqscan = off');
     for (const phrase of query.phrases) {
@@ -71,7 +69,7 @@ export async function listCandidates(
         listing.lexemes.push(rows[0]!.lexemes);
         continue;
       }
-      narrow(new Set(rows.flatMap((r) => (r.file_id === null ? [] : [r.file_id]))));
+      files = narrowed(files, new Set(rows.flatMap((r) => (r.file_id === null ? [] : [r.file_id]))));
     }
     await tx.exec('SET LOCAL enable_seqscan = on');
   }
@@ -85,10 +83,15 @@ export async function listCandidates(
       { prepare: true },
     );
     if (rows.length <= limit) {
-      narrow(new Set(rows.map((r) => r.id)));
+      files = narrowed(files, new Set(rows.map((r) => r.id)));
       listing.filtersListed = true;
     }
   }
-  if (files !== null) listing.files = [...(files as Set<number>)].sort((a, b) => a - b);
+  if (files !== null) listing.files = [...files].sort((a, b) => a - b);
   return listing;
+}
+
+/** The files of `current` that `holding` has too; `holding` itself when nothing was listed before. */
+function narrowed(current: Set<number> | null, holding: Set<number>): Set<number> {
+  return current === null ? holding : new Set([...current].filter((id) => holding.has(id)));
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { queueSettings } from '../../../src/actors/queue/queue.service.js';
-import { IN_FLIGHT_PER_THREAD } from '../../../src/indexing/indexing.service.js';
+import { IN_FLIGHT_PER_THREAD } from '../../../src/pipeline/pool.js';
 import { defaultSettings } from '../../../src/settings/schema.js';
 
 describe('queueSettings', () => {

@@ -57,6 +57,22 @@ forEachEngine('files repository', (engine) => {
     }
   });
 
+  it('contentKeys answers every indexed file\'s key, page after page, and no failed file\'s', async () => {
+    const hashes = Array.from({ length: 7 }, (_, i) => `${String(i).repeat(16)}tail-${i}`);
+    for (const [i, contentHash] of hashes.entries()) await store.files.saveIndexed(indexedFileWrite(`/k/${i}`, [vector(3, i)], { contentHash }));
+    await store.files.saveIndexed(indexedFileWrite('/k/copy', [vector(3, 1)], { contentHash: hashes[1]! }));
+    await store.files.saveFailed({ ...indexedFileWrite('/k/failed', []), jobId: null, code: 'parse_failed', reason: 'r' });
+    const expected = hashes.map((h) => h.slice(0, 16));
+    const sorted = (keys: string[]) => [...keys].sort();
+    expect(sorted(await store.files.contentKeys(16))).to.deep.equal(sorted([...expected, expected[1]!]));
+    // Pages of 3 rows and of 8 (exactly full, then an empty one): the same keys as one page.
+    for (const knownPageRows of [3, 8]) {
+      const paged = await createFilesRepository(db, { knownPageRows }).contentKeys(16);
+      expect(sorted(paged), `pages of ${knownPageRows}`).to.deep.equal(sorted([...expected, expected[1]!]));
+    }
+    expect(await createFilesRepository(db, { knownPageRows: 3 }).contentKeys(4)).to.have.length(8);
+  });
+
   describe('the vector index', () => {
     const options = async (dim: number): Promise<string[] | null> =>
       (await db.query<{ o: string[] | null }>(`SELECT c.reloptions AS o FROM pg_class c WHERE c.relname = $1`, [`chunks_embedding_hnsw_${dim}`])).rows[0]?.o ?? null;

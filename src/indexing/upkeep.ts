@@ -9,7 +9,7 @@
  * it is ours (what to do, how much at once, when to yield), not a solved problem a library could take.
  */
 import type { Logger } from '../logger.js';
-import type { CompactionStart } from '../store/keyword/compaction.js';
+import type { CompactionSlice, CompactionStart } from '../store/keyword/compaction.js';
 import type { StoreApi } from '../store/store.js';
 
 export interface IndexUpkeepDeps {
@@ -33,10 +33,14 @@ export interface IndexUpkeepDeps {
 const FIRST_SLICE = 64;
 const MIN_SLICE = 16;
 const MAX_SLICE = 8192;
-/** The same for compaction, in blocks (a block is one to 128 postings). */
-const FIRST_COMPACT_SLICE = 1024;
-const MIN_COMPACT_SLICE = 64;
-const MAX_COMPACT_SLICE = 262_144;
+/**
+ * The same for compaction, in blocks (a block is one to 128 postings, which bounds the bytes a step reads) and in
+ * postings (which bound its work: keyword/compaction.ts, CompactionSlice); each sized from its own rate.
+ */
+const COMPACT_SLICE = {
+  blocks: { first: 1024, min: 64, max: 262_144 },
+  postings: { first: 16_384, min: 1024, max: 4_194_304 },
+} as const;
 
 export interface UpkeepState {
   /** Whether a pass is running now. */
@@ -54,7 +58,7 @@ export interface UpkeepState {
 export class IndexUpkeep {
   readonly #deps: IndexUpkeepDeps;
   #slice = FIRST_SLICE;
-  #compactSlice = FIRST_COMPACT_SLICE;
+  #compactSlice: CompactionSlice & { postings: number } = { blocks: COMPACT_SLICE.blocks.first, postings: COMPACT_SLICE.postings.first };
   #running: Promise<void> | null = null;
   #again = false;
   #urgent = false;
@@ -211,8 +215,14 @@ export class IndexUpkeep {
         this.#deps.logger.info(total, 'keyword index compacted');
         return;
       }
-      const next = ms > 0 ? Math.round((progress.blocksRead * target) / ms) : this.#compactSlice * 2;
-      this.#compactSlice = Math.min(MAX_COMPACT_SLICE, Math.max(MIN_COMPACT_SLICE, Math.min(next, this.#compactSlice * 2)));
+      const sized = (read: number, now: number, { min, max }: { min: number; max: number }): number => {
+        const next = ms > 0 ? Math.round((read * target) / ms) : now * 2;
+        return Math.min(max, Math.max(min, Math.min(next, now * 2)));
+      };
+      this.#compactSlice = {
+        blocks: sized(progress.blocksRead, this.#compactSlice.blocks, COMPACT_SLICE.blocks),
+        postings: sized(progress.postingsRead, this.#compactSlice.postings, COMPACT_SLICE.postings),
+      };
       await pause(this.#deps.pauseMs ?? 25);
     }
   }

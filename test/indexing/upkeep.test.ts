@@ -73,7 +73,7 @@ forEachEngine('IndexUpkeep', (engine) => {
       await insertFiles(db, Array.from({ length: 400 }, (_, i) => note(300 + i)));
       upkeep.written(400, true);
       await upkeep.idle();
-      expect(await store.search.compactKeywords(16, 'now')).to.include({ state: 'running' });
+      expect(await store.search.compactKeywords({ blocks: 16 }, 'now')).to.include({ state: 'running' });
       await insertFiles(db, [note(700)]);
       upkeep.written(1, true);
       await upkeep.idle();

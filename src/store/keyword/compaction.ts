@@ -18,11 +18,23 @@ export const COMPACT_AFTER_DOCS = 1000;
 /** Whether a call may start a compaction when none runs: never, when one is due, or at once. */
 export type CompactionStart = 'no' | 'due' | 'now';
 
+/**
+ * How much one step copies at most: whole lexemes of about `blocks` blocks, and no more lexemes once they hold
+ * `postings` postings (one lexeme at least, however many it has). A block holds 1 to 128 postings and a step's cost
+ * follows its postings (~2 µs each at 100k files: packed, then written), so a slice sized in blocks alone ran 3–5×
+ * its 150 ms where the lexemes' blocks were full; the block bound keeps the bytes read bounded.
+ */
+export interface CompactionSlice {
+  blocks: number;
+  postings?: number;
+}
+
 export interface CompactionProgress {
   /** idle: none runs (none was due or asked for); running: a slice was copied; done: this call swapped the tables. */
   state: 'idle' | 'running' | 'done';
-  /** Blocks read from the index and written to the copy by this call, and dead postings left out. */
+  /** Blocks and postings read from the index and written to the copy by this call, and dead postings left out. */
   blocksRead: number;
+  postingsRead: number;
   blocksWritten: number;
   deadDropped: number;
   /** Time the store's thread spent on this call, in ms (on the main thread the call also waits behind searches). */
@@ -130,6 +142,24 @@ function toSourceBlock(row: (Uint8Array | null)[]): SourceBlock {
   return { lexeme: decodeText(row[0]!), first: decodeInt8(row[1]!), postings: row[2]! };
 }
 
+/**
+ * The first whole lexemes of `blocks` (in order) whose postings stay within `maxPostings`, the first lexeme at least.
+ */
+export function withinPostings<T extends { lexeme: string; postings: Uint8Array }>(blocks: readonly T[], maxPostings: number): T[] {
+  let postings = 0;
+  let end = 0;
+  while (end < blocks.length) {
+    const lexeme = blocks[end]!.lexeme;
+    let next = end;
+    let own = 0;
+    for (; next < blocks.length && blocks[next]!.lexeme === lexeme; next++) own += blocks[next]!.postings.byteLength / POSTING_BYTES;
+    if (end > 0 && postings + own > maxPostings) break;
+    postings += own;
+    end = next;
+  }
+  return blocks.slice(0, end);
+}
+
 /** The next whole lexemes after the cursor, about `maxBlocks` blocks (more when one lexeme alone has more). */
 async function readSlice(tx: SqlExecutor, cursor: string | null, maxBlocks: number): Promise<SourceBlock[]> {
   const rows = cursor === null
@@ -202,7 +232,8 @@ const PROBE_SHARE = 4;
 
 /**
  * One step of compaction, in one transaction: starts a copy when none runs and `start` allows it, copies the next
- * slice of about `maxBlocks` blocks, or, the copy complete, swaps it in. A copy whose watermark a seal has moved
+ * slice (whole lexemes of about `slice.blocks` blocks and at most `slice.postings` postings), or, the copy
+ * complete, swaps it in. A copy whose watermark a seal has moved
  * since is voided first (and started again when `start` allows). With a `budgetMs`, as a seal slice does
  * (maintenance.ts), a quarter of the slice is copied first and the rest only if the quarter took at most a
  * quarter of the budget: a slice sized from earlier ones ran up to 571 ms on a loaded machine (bench:search's
@@ -210,16 +241,18 @@ const PROBE_SHARE = 4;
  */
 export async function compactKeywordIndex(
   db: SqlDatabase,
-  maxBlocks: number,
+  slice: CompactionSlice,
   start: CompactionStart,
   dueAfterDocs = COMPACT_AFTER_DOCS,
   budgetMs = Infinity,
 ): Promise<CompactionProgress> {
+  const { blocks: maxBlocks, postings: maxPostings = Infinity } = slice;
   if (!Number.isSafeInteger(maxBlocks) || maxBlocks < 1) throw new RangeError(`bad slice size ${maxBlocks}`);
+  if (!(maxPostings === Infinity || (Number.isSafeInteger(maxPostings) && maxPostings >= 1))) throw new RangeError(`bad slice size ${maxPostings} postings`);
   if (!(budgetMs > 0)) throw new RangeError(`bad time budget ${budgetMs}`);
   const started = performance.now();
   const progress = await db.transaction(async (tx): Promise<Omit<CompactionProgress, 'ms'>> => {
-    const idle = { state: 'idle', blocksRead: 0, blocksWritten: 0, deadDropped: 0 } as const;
+    const idle = { state: 'idle', blocksRead: 0, postingsRead: 0, blocksWritten: 0, deadDropped: 0 } as const;
     const state = await readState(tx);
     if (state.copying !== null && state.copying !== state.upto) {
       await tx.exec(VOID_COPY);
@@ -232,30 +265,45 @@ export async function compactKeywordIndex(
       await tx.exec(BEGIN_COPY);
       state.cursor = null;
     }
-    const probe = Number.isFinite(budgetMs) && maxBlocks >= PROBE_SHARE ? Math.ceil(maxBlocks / PROBE_SHARE) : maxBlocks;
-    const first = await copySlice(tx, state.cursor, probe);
+    const probing = Number.isFinite(budgetMs) && maxBlocks >= PROBE_SHARE;
+    const share = (n: number): number => (probing && n !== Infinity ? Math.ceil(n / PROBE_SHARE) : n);
+    const first = await copySlice(tx, state.cursor, share(maxBlocks), share(maxPostings));
     if (first === null) {
       await tx.exec(SWAP);
       return { ...idle, state: 'done' };
     }
     let copied = first;
-    if (probe < maxBlocks && performance.now() - started <= budgetMs / PROBE_SHARE) {
-      const rest = await copySlice(tx, first.cursor, maxBlocks - probe);
-      if (rest) copied = { cursor: rest.cursor, blocksRead: first.blocksRead + rest.blocksRead, blocksWritten: first.blocksWritten + rest.blocksWritten, deadDropped: first.deadDropped + rest.deadDropped };
+    if (probing && performance.now() - started <= budgetMs / PROBE_SHARE) {
+      const rest = await copySlice(tx, first.cursor, maxBlocks - first.blocksRead, maxPostings - first.postingsRead);
+      if (rest) {
+        copied = {
+          cursor: rest.cursor,
+          blocksRead: first.blocksRead + rest.blocksRead,
+          postingsRead: first.postingsRead + rest.postingsRead,
+          blocksWritten: first.blocksWritten + rest.blocksWritten,
+          deadDropped: first.deadDropped + rest.deadDropped,
+        };
+      }
     }
     await tx.query('UPDATE keyword_seal SET compaction_cursor = $1', [copied.cursor]);
-    return { state: 'running', blocksRead: copied.blocksRead, blocksWritten: copied.blocksWritten, deadDropped: copied.deadDropped };
+    const { cursor: _cursor, ...counts } = copied;
+    return { state: 'running', ...counts };
   });
   return { ...progress, ms: performance.now() - started };
 }
 
-/** Copies the whole lexemes of about `maxBlocks` blocks after `cursor` into the copy; null when none are left. */
+/**
+ * Copies the whole lexemes of about `maxBlocks` blocks and at most `maxPostings` postings (one lexeme at least)
+ * after `cursor` into the copy; null when none are left (or the share left to copy is spent).
+ */
 async function copySlice(
   tx: SqlExecutor,
   cursor: string | null,
   maxBlocks: number,
-): Promise<{ cursor: string; blocksRead: number; blocksWritten: number; deadDropped: number } | null> {
-  const blocks = await readSlice(tx, cursor, maxBlocks);
+  maxPostings: number,
+): Promise<{ cursor: string; blocksRead: number; postingsRead: number; blocksWritten: number; deadDropped: number } | null> {
+  if (maxBlocks < 1 || maxPostings < 1) return null;
+  const blocks = withinPostings(await readSlice(tx, cursor, maxBlocks), maxPostings);
   if (blocks.length === 0) return null;
   const lastLexeme = blocks[blocks.length - 1]!.lexeme;
   const dead = await readDead(tx, blocks[0]!.lexeme, lastLexeme);
@@ -276,5 +324,6 @@ async function copySlice(
       [dropped.map((d) => d.lexeme), dropped.map((d) => d.doc)],
     );
   }
-  return { cursor: lastLexeme, blocksRead: blocks.length, blocksWritten: packed.length, deadDropped: dropped.length };
+  const postingsRead = blocks.reduce((n, b) => n + b.postings.byteLength / POSTING_BYTES, 0);
+  return { cursor: lastLexeme, blocksRead: blocks.length, postingsRead, blocksWritten: packed.length, deadDropped: dropped.length };
 }

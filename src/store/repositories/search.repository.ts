@@ -3,7 +3,7 @@ import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordQueryOptions }
 import { searchKeyword, type KeywordSearchResult } from '../keyword/search.js';
 import { listCandidates, type CandidateListing } from '../keyword/candidates.js';
 import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
-import { compactKeywordIndex, type CompactionProgress, type CompactionStart } from '../keyword/compaction.js';
+import { compactKeywordIndex, type CompactionProgress, type CompactionSlice, type CompactionStart } from '../keyword/compaction.js';
 import { KEYWORD_SLICE_PIECES } from '../keyword/slices.js';
 import type { CandidateFilters } from '../queries/filters.js';
 import { findCorrections, type CorrectionRow } from '../keyword/lexicon.js';
@@ -95,13 +95,13 @@ export interface SearchRepository {
   /** Files whose keyword index is not finished (a write cut short by a stop or a crash), oldest first. */
   pendingKeywords(): Promise<number[]>;
   /**
-   * One step of the keyword index's compaction (keyword/compaction.ts), in one short transaction: copies about
-   * `maxBlocks` blocks, starting a copy when none runs and `start` allows ('due': once the sealed range has doubled
+   * One step of the keyword index's compaction (keyword/compaction.ts), in one short transaction: copies whole
+   * lexemes of about `slice.blocks` blocks and at most `slice.postings` postings, starting a copy when none runs and `start` allows ('due': once the sealed range has doubled
    * and grown by `dueAfterDocs`), or swaps a complete one in. The caller repeats it while it answers 'running',
    * and seals nothing meanwhile (a seal voids the copy). With `budgetMs`, a slice stops after its first quarter
    * when that quarter took more than a quarter of the budget.
    */
-  compactKeywords(maxBlocks: number, start: CompactionStart, dueAfterDocs?: number, budgetMs?: number): Promise<CompactionProgress>;
+  compactKeywords(slice: CompactionSlice, start: CompactionStart, dueAfterDocs?: number, budgetMs?: number): Promise<CompactionProgress>;
   /**
    * Refreshes the planner statistics of the `part`-th table searches read, after a burst of writes (PGlite has no
    * autovacuum), when enough of it changed since its last ANALYZE (autovacuum's rule); null when there is no such
@@ -254,8 +254,8 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       return sealKeywordIndex(db, maxDocs, budgetMs);
     },
 
-    async compactKeywords(maxBlocks, start, dueAfterDocs, budgetMs) {
-      const progress = await compactKeywordIndex(db, maxBlocks, start, dueAfterDocs, budgetMs);
+    async compactKeywords(slice, start, dueAfterDocs, budgetMs) {
+      const progress = await compactKeywordIndex(db, slice, start, dueAfterDocs, budgetMs);
       if (progress.state !== 'done') return progress;
       const started = performance.now();
       await analyzeTable(db, 'keyword_blocks'); // a new table: no statistics yet

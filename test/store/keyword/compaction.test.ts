@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { insertFiles, type FileRowInput } from '../../../bench/lib/keyword-db.js';
-import { compactKeywordIndex, packPostings, type CompactionProgress, type CompactionStart } from '../../../src/store/keyword/compaction.js';
+import { compactKeywordIndex, packPostings, withinPostings, type CompactionProgress, type CompactionSlice, type CompactionStart } from '../../../src/store/keyword/compaction.js';
 import { POSTING_BYTES } from '../../../src/store/keyword/layout.js';
 import { searchKeyword } from '../../../src/store/keyword/search.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
@@ -46,7 +46,7 @@ async function answers(db: SqlDatabase): Promise<string> {
 
 async function compactAll(
   db: SqlDatabase,
-  maxBlocks: number,
+  slice: number | CompactionSlice,
   start: CompactionStart = 'now',
   between?: () => Promise<void>,
   dueAfterDocs?: number,
@@ -54,7 +54,7 @@ async function compactAll(
 ): Promise<CompactionProgress[]> {
   const steps: CompactionProgress[] = [];
   for (let step: CompactionStart = start; ; step = 'no') {
-    const progress = await compactKeywordIndex(db, maxBlocks, step, dueAfterDocs, budgetMs);
+    const progress = await compactKeywordIndex(db, typeof slice === 'number' ? { blocks: slice } : slice, step, dueAfterDocs, budgetMs);
     steps.push(progress);
     if (progress.state !== 'running') return steps;
     await between?.();
@@ -95,6 +95,22 @@ describe('packPostings', () => {
     expect(packed[1]!.minLen).to.deep.equal([35, 0, 0, 350]); // docs 230..259 but 250: the shortest is doc 230's
     expect(() => packPostings([b, a], new Set())).to.throw(/order/);
     expect(packPostings([a], new Set(Array.from({ length: 100 }, (_, i) => i + 1)))).to.deep.equal([]);
+  });
+});
+
+describe('withinPostings', () => {
+  it('keeps whole words while their postings fit, the first word however many it has', () => {
+    const block = (lexeme: string, n: number) => ({ lexeme, postings: new Uint8Array(n * POSTING_BYTES) });
+    const blocks = [block('a', 3), block('a', 2), block('b', 4), block('c', 1), block('c', 1), block('d', 9)];
+    const words = (max: number) => withinPostings(blocks, max).map((b) => b.lexeme).join('');
+    expect(words(1)).to.equal('aa'); // the first word alone is over: it goes whole
+    expect(words(5)).to.equal('aa');
+    expect(words(8)).to.equal('aa');
+    expect(words(9)).to.equal('aab');
+    expect(words(11)).to.equal('aabcc');
+    expect(words(19)).to.equal('aabcc');
+    expect(words(20)).to.equal('aabccd');
+    expect(withinPostings([], 10)).to.deep.equal([]);
   });
 });
 
@@ -162,10 +178,35 @@ forEachEngine('keyword index compaction', (engine) => {
     expect(await count(db, 'SELECT count(*)::int AS n FROM keyword_dead')).to.equal(0);
   });
 
+  it('copies no more postings a slice than asked (whole words: one alone may have more), arriving at the same blocks', async () => {
+    const { db } = fragmented;
+    const before = await answers(db);
+    const postings = await count(db, 'SELECT sum(n)::int AS n FROM keyword_blocks');
+    const perWord = (await db.query<{ n: number }>('SELECT sum(n)::int AS n FROM keyword_blocks GROUP BY lexeme')).rows.map((r) => r.n);
+    const cap = 25;
+    // Blocks alone would copy everything in one or two slices; the postings bound cuts them.
+    const steps = await compactAll(db, { blocks: 10_000, postings: cap }, 'now', async () => {
+      expect(await answers(db)).to.equal(before);
+    });
+    expect(steps.at(-1)!.state).to.equal('done');
+    const running = steps.filter((s) => s.state === 'running');
+    expect(running.reduce((n, s) => n + s.postingsRead, 0)).to.equal(postings); // every posting read once
+    const over = running.filter((s) => s.postingsRead > cap);
+    expect(over.length, 'slices over the bound: one word each').to.be.at.most(perWord.filter((n) => n > cap).length);
+    for (const s of over) expect(perWord).to.include(s.postingsRead);
+    const rest = postings - over.reduce((n, s) => n + s.postingsRead, 0);
+    expect(running.length - over.length).to.be.at.least(Math.ceil(rest / cap));
+    expect(await blocks(db)).to.deep.equal(await blocks(reference.db));
+    expect(await answers(db)).to.equal(before);
+    // With a time budget the first quarter of the bound goes first: the same blocks again.
+    await compactAll(reference.db, { blocks: 10_000, postings: cap }, 'now', undefined, undefined, 1e-9);
+    expect(await blocks(reference.db)).to.deep.equal(await blocks(db));
+  });
+
   it('refuses a time budget that is not a positive number of milliseconds', async () => {
     for (const budget of [0, -1, Number.NaN]) {
       let message = '';
-      await compactKeywordIndex(fragmented.db, 40, 'now', 1, budget).catch((err: Error) => (message = err.message));
+      await compactKeywordIndex(fragmented.db, { blocks: 40 }, 'now', 1, budget).catch((err: Error) => (message = err.message));
       expect(message).to.match(/bad time budget/);
     }
   });
@@ -192,10 +233,10 @@ forEachEngine('keyword index compaction', (engine) => {
 
   it('voids a copy when a seal moves the watermark under it, and starts again when asked', async () => {
     const { db } = fragmented;
-    expect((await compactKeywordIndex(db, 40, 'now')).state).to.equal('running');
+    expect((await compactKeywordIndex(db, { blocks: 40 }, 'now')).state).to.equal('running');
     await insertFiles(db, rows(300, 305));
     await seal(db, 100);
-    expect((await compactKeywordIndex(db, 40, 'no')).state).to.equal('idle');
+    expect((await compactKeywordIndex(db, { blocks: 40 }, 'no')).state).to.equal('idle');
     expect(await count(db, `SELECT count(*)::int AS n FROM pg_class WHERE relname = 'keyword_blocks_next'`)).to.equal(0);
     expect(await count(db, 'SELECT count(*)::int AS n FROM keyword_seal WHERE compaction_upto IS NULL')).to.equal(1);
     expect((await compactAll(db, 40)).at(-1)!.state).to.equal('done');
@@ -209,11 +250,11 @@ forEachEngine('keyword index compaction', (engine) => {
   it('is due once the sealed range has grown by the given documents and doubled since the last compaction', async () => {
     const { db } = fragmented;
     // 300 documents sealed (some ordinals used twice by re-indexing), none compacted yet.
-    expect((await compactKeywordIndex(db, 10_000, 'due', 1000)).state).to.equal('idle');
-    expect((await compactKeywordIndex(db, 10_000, 'no', 1)).state).to.equal('idle');
+    expect((await compactKeywordIndex(db, { blocks: 10_000 }, 'due', 1000)).state).to.equal('idle');
+    expect((await compactKeywordIndex(db, { blocks: 10_000 }, 'no', 1)).state).to.equal('idle');
     expect((await compactAll(db, 10_000, 'due')).at(-1)!.state).to.equal('idle');
     expect((await compactAll(db, 10_000, 'due', undefined, 100)).at(-1)!.state).to.equal('done');
     // Just compacted: not due again until the sealed range doubles.
-    expect((await compactKeywordIndex(db, 10_000, 'due', 100)).state).to.equal('idle');
+    expect((await compactKeywordIndex(db, { blocks: 10_000 }, 'due', 100)).state).to.equal('idle');
   });
 });

@@ -328,7 +328,7 @@ forEachEngine('keyword search', (engine) => {
     await sealKeywordIndex(db, 1000);
     await same('sealed again');
     // Compaction rewrites the blocks (dead postings dropped, blocks repacked from the first document).
-    for (let step: 'now' | 'no' = 'now'; (await compactKeywordIndex(db, 64, step, 1)).state === 'running'; step = 'no');
+    for (let step: 'now' | 'no' = 'now'; (await compactKeywordIndex(db, { blocks: 64 }, step, 1)).state === 'running'; step = 'no');
     expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM keyword_dead')).rows[0]!.n).to.equal(0);
     await same('compacted');
     await db.query(`UPDATE files SET content = content || ' w3' WHERE id = ANY($1::bigint[])`, [ids.filter((_, i) => i % 13 === 2)]);

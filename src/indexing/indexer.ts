@@ -100,7 +100,7 @@ export class Indexer {
   readonly #knownContent: KnownContent;
 
   constructor(private readonly deps: IndexerDeps) {
-    this.#knownContent = new KnownContent(() => deps.store.files.contentKeys(CONTENT_KEY_CHARS));
+    this.#knownContent = new KnownContent((after) => deps.store.files.contentKeys(CONTENT_KEY_CHARS, after));
   }
 
   /** Runs fn after any work already pending on this path. */

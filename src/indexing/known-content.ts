@@ -12,6 +12,7 @@
  * never a wrong answer.
  */
 import { FingerprintSet, fingerprint } from '../lib/fingerprint-set.js';
+import type { ContentKeysPage } from '../store/repositories/files.types.js';
 
 /** The characters of a content hash that are fingerprinted (a SHA-256 in hex: 64 bits of it). */
 export const CONTENT_KEY_CHARS = 16;
@@ -20,26 +21,32 @@ export class KnownContent {
   readonly #set = new FingerprintSet();
   #loaded: Promise<void> | null = null;
 
-  /** `load` answers the first CONTENT_KEY_CHARS characters of every indexed file's content hash. */
-  constructor(private readonly load: () => Promise<string[]>) {}
+  /**
+   * `loadPage(after)` answers the first CONTENT_KEY_CHARS characters of the indexed files' content hashes, a page
+   * from `after` (0 first): one store call a page, so searches go between them (files.contentKeys).
+   */
+  constructor(private readonly loadPage: (after: number) => Promise<ContentKeysPage>) {}
 
   /** False when no indexed file has this content; true when one may have (also while the store's list cannot be read). */
   async mayHold(contentHash: string): Promise<boolean> {
-    this.#loaded ??= this.load().then(
-      (keys) => {
-        for (const key of keys) this.#set.add(fingerprint(key));
-      },
-      (err: unknown) => {
-        this.#loaded = null; // the next lookup tries again
-        throw err;
-      },
-    );
+    this.#loaded ??= this.#load().catch((err: unknown) => {
+      this.#loaded = null; // the next lookup tries again (from the first page: what was added stays, a cost only)
+      throw err;
+    });
     try {
       await this.#loaded;
     } catch {
       return true;
     }
     return this.#set.has(KnownContent.#key(contentHash));
+  }
+
+  async #load(): Promise<void> {
+    for (let after: number | null = 0; after !== null; ) {
+      const page: ContentKeysPage = await this.loadPage(after);
+      for (const key of page.keys) this.#set.add(fingerprint(key));
+      after = page.next;
+    }
   }
 
   /** A file with this content was written to the index. */

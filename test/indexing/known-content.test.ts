@@ -13,24 +13,29 @@ import { tempTree, type TempTree } from '../helpers/files.js';
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 describe('KnownContent', () => {
-  it('asks for the list once, and answers from it and from what was added', async () => {
-    let loads = 0;
-    const known = new KnownContent(async () => {
-      loads++;
-      return [sha256('one').slice(0, CONTENT_KEY_CHARS)];
+  it('reads the list once, page after page, and answers from it and from what was added', async () => {
+    const asked: number[] = [];
+    const pages = new Map([
+      [0, { keys: [sha256('one').slice(0, CONTENT_KEY_CHARS)], next: 7 }],
+      [7, { keys: [sha256('four').slice(0, CONTENT_KEY_CHARS)], next: null }],
+    ]);
+    const known = new KnownContent(async (after) => {
+      asked.push(after);
+      return pages.get(after)!;
     });
     known.add(sha256('two'));
     expect(await known.mayHold(sha256('one'))).to.equal(true);
     expect(await known.mayHold(sha256('two'))).to.equal(true);
+    expect(await known.mayHold(sha256('four')), 'a key of the second page').to.equal(true);
     expect(await known.mayHold(sha256('three'))).to.equal(false);
-    expect(loads).to.equal(1);
+    expect(asked).to.deep.equal([0, 7]);
   });
 
   it('answers "may hold" while the list cannot be read, and reads it again at the next lookup', async () => {
     let fail = true;
     const known = new KnownContent(async () => {
       if (fail) throw new Error('store closed');
-      return [];
+      return { keys: [], next: null };
     });
     expect(await known.mayHold(sha256('x'))).to.equal(true);
     fail = false;
@@ -64,7 +69,8 @@ forEachEngine('duplicate content with the known-content set', (engine) => {
 
   it('lists the indexed contents by the start of their hash', async () => {
     await indexTree({ 'a.txt': report, 'b.txt': 'Something else entirely, about bees.\n' });
-    const keys = await t.service.store.api.files.contentKeys(CONTENT_KEY_CHARS);
+    const { keys, next } = await t.service.store.api.files.contentKeys(CONTENT_KEY_CHARS);
+    expect(next).to.equal(null);
     expect(keys).to.include(sha256(report).slice(0, CONTENT_KEY_CHARS));
     expect(keys.every((k) => k.length === CONTENT_KEY_CHARS)).to.equal(true);
   });

@@ -3,7 +3,7 @@ import { underPattern } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
 import { KEYWORD_SLICE_PIECES, KEYWORD_SLICED_FROM_CHARS, sliceKeywords } from '../keyword/slices.js';
-import type { ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileContentPage, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
+import type { ContentKeysPage, ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileContentPage, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
 
 export type * from './files.types.js';
 
@@ -26,8 +26,11 @@ export interface FilesRepository {
   excluded(path: string): Promise<ExcludedFile | null>;
   /** Content unchanged: refreshes the file-system facts only. */
   touch(path: string, facts: IndexedFileWrite['facts'], mtimeMs: number, jobId: number | null): Promise<number | null>;
-  /** The first `chars` characters of every indexed file's content hash (indexing/known-content.ts). */
-  contentKeys(chars: number): Promise<string[]>;
+  /**
+   * The first `chars` characters of the content hashes of the indexed files after file id `afterId`, a page of
+   * them (indexing/known-content.ts reads every page, one call each).
+   */
+  contentKeys(chars: number, afterId?: number): Promise<ContentKeysPage>;
   /** An indexed file with this content and embedding model, other than `exceptPath` (for reuse). */
   findByHash(contentHash: string, embeddingModel: string, exceptPath: string): Promise<number | null>;
   /** Indexes `facts.path` as a copy of file `sourceId` (same content): row and chunks copied, no re-embedding. */
@@ -411,24 +414,23 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
       return rows[0]?.id ?? null;
     },
 
-    async contentKeys(chars) {
-      // A page at a time in the order of the key, each its own statement: read whole (with DISTINCT), the list of
-      // 100,000 files held PGlite's thread for 754 ms while searches waited (bench:search's stall run), against
-      // ≤ 50–75 ms a page of 20,000 and less in all (no sort; the caller's set drops repeats). One text a page:
-      // PGlite decodes each value of a row result in JavaScript (KNOWN_PAGE_ROWS).
-      const keys: string[] = [];
-      for (let afterId = 0; ; ) {
-        const { rows } = await db.query<{ keys: string | null; last: string | null; n: number }>(
-          `SELECT string_agg(left(p.content_hash, $1), ',') AS keys, max(p.id)::text AS last, count(*)::integer AS n
-           FROM (SELECT id, content_hash FROM files WHERE id > $2 AND status = 'indexed' AND content_hash IS NOT NULL
-                 ORDER BY id LIMIT ${pageRows}) AS p`,
-          [chars, afterId],
-        );
-        const page = rows[0];
-        if (page?.keys) keys.push(...page.keys.split(','));
-        if (!page || page.n < pageRows || page.last === null) return keys;
-        afterId = Number(page.last);
-      }
+    async contentKeys(chars, afterId = 0) {
+      // A page a call, in the order of the key: read whole (with DISTINCT), the list of 100,000 files held PGlite's
+      // thread for 754 ms while searches waited (bench:search's stall run); a page of 20,000 is ≤ 50–75 ms, less in
+      // all (no sort: the caller's set drops repeats), and searches go between the calls (the store's call gate
+      // lets them in between calls, not between the statements of one). One text a page: PGlite decodes each value
+      // of a row result in JavaScript (KNOWN_PAGE_ROWS).
+      const { rows } = await db.query<{ keys: string | null; last: string | null; n: number }>(
+        `SELECT string_agg(left(p.content_hash, $1), ',') AS keys, max(p.id)::text AS last, count(*)::integer AS n
+         FROM (SELECT id, content_hash FROM files WHERE id > $2 AND status = 'indexed' AND content_hash IS NOT NULL
+               ORDER BY id LIMIT ${pageRows}) AS p`,
+        [chars, afterId],
+      );
+      const page = rows[0];
+      return {
+        keys: page?.keys ? page.keys.split(',') : [],
+        next: !page || page.n < pageRows || page.last === null ? null : Number(page.last),
+      };
     },
 
     async findByHash(contentHash, embeddingModel, exceptPath) {

@@ -102,6 +102,13 @@ export interface FileRecord extends FileSummary {
   job_path: string | null;
 }
 
+/** A page of the indexed contents' keys (the start of each content hash; repeats possible). */
+export interface ContentKeysPage {
+  keys: string[];
+  /** The file id to read the next page after; null after the last page. */
+  next: number | null;
+}
+
 /** A page of a file's extracted text. Offsets and lengths count characters (Unicode code points). */
 export interface FileContentPage {
   text: string;

@@ -64,13 +64,24 @@ forEachEngine('files repository', (engine) => {
     await store.files.saveFailed({ ...indexedFileWrite('/k/failed', []), jobId: null, code: 'parse_failed', reason: 'r' });
     const expected = hashes.map((h) => h.slice(0, 16));
     const sorted = (keys: string[]) => [...keys].sort();
-    expect(sorted(await store.files.contentKeys(16))).to.deep.equal(sorted([...expected, expected[1]!]));
-    // Pages of 3 rows and of 8 (exactly full, then an empty one): the same keys as one page.
-    for (const knownPageRows of [3, 8]) {
-      const paged = await createFilesRepository(db, { knownPageRows }).contentKeys(16);
-      expect(sorted(paged), `pages of ${knownPageRows}`).to.deep.equal(sorted([...expected, expected[1]!]));
-    }
-    expect(await createFilesRepository(db, { knownPageRows: 3 }).contentKeys(4)).to.have.length(8);
+    const all = async (knownPageRows?: number, chars = 16): Promise<{ keys: string[]; calls: number }> => {
+      const files = knownPageRows === undefined ? store.files : createFilesRepository(db, { knownPageRows });
+      const keys: string[] = [];
+      let calls = 0;
+      for (let after: number | null = 0; after !== null; calls++) {
+        const page = await files.contentKeys(chars, after);
+        keys.push(...page.keys);
+        after = page.next;
+      }
+      return { keys, calls };
+    };
+    const want = sorted([...expected, expected[1]!]);
+    expect(await all()).to.deep.equal({ keys: (await all()).keys, calls: 1 });
+    expect(sorted((await all()).keys)).to.deep.equal(want);
+    // Pages of 3 rows (3 calls) and of 8 (exactly full, then an empty one: 2 calls): the same keys as one page.
+    expect(await all(3).then((r) => ({ keys: sorted(r.keys), calls: r.calls }))).to.deep.equal({ keys: want, calls: 3 });
+    expect(await all(8).then((r) => ({ keys: sorted(r.keys), calls: r.calls }))).to.deep.equal({ keys: want, calls: 2 });
+    expect((await all(3, 4)).keys).to.have.length(8);
   });
 
   describe('the vector index', () => {

@@ -43,6 +43,7 @@ import { batchesOf, runBare, type BareModel } from './lib/bare-model.js';
 import { listFiles } from './lib/bench-service.js';
 import { listOption, positiveInt, positiveIntList, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { spread, stageBreakdown, type Breakdown } from './lib/breakdown.js';
+import { readKnownUnder } from '../src/store/repositories/known-under.js';
 
 const EMBEDDERS = ['static', 'int8', 'fp32'] as const;
 type EmbedderName = (typeof EMBEDDERS)[number];
@@ -168,7 +169,7 @@ async function child(config: ChildConfig): Promise<ChildResult> {
     const cpu = process.cpuUsage(c0);
     const peakRssMb = process.resourceUsage().maxRSS / 1024;
     const chunks = (await service.store.api.embeddings.chunkSummary()).reduce((n, s) => n + s.chunks, 0) - chunksBefore;
-    const known = (await service.store.api.files.knownUnder(config.corpus)).sort((a, b) => a.id - b.id);
+    const known = (await readKnownUnder(service.store.api.files, config.corpus)).sort((a, b) => a.id - b.id);
     const bytes = known.reduce((n, k) => n + k.size, 0);
 
     // The bare model's input: the very chunks the pipeline made, from the stored text and title.

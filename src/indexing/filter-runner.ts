@@ -25,12 +25,13 @@ import { findRoot, relativeToRoot } from '../filters/paths.js';
 import type { ApplyOutcome, FilterApplier } from '../filters/filter-editor.js';
 import type { FilterConfig } from '../filters/schema.js';
 import type { OwnDataDir } from '../lib/paths.js';
+import { readKnownUnder } from '../store/repositories/known-under.js';
 
 export interface FilterRunnerDeps {
   filters: Pick<FilterService, 'config' | 'matcher'>;
   /** Watched folders (active jobs are used). */
   jobs: { list(): WatchJob[] };
-  files: Pick<FilesRepository, 'listPaths' | 'knownUnder' | 'removePaths'>;
+  files: Pick<FilesRepository, 'listPaths' | 'knownUnderPage' | 'removePaths'>;
   indexing: Pick<IndexingService, 'startRun' | 'indexFiles'>;
   logger: Logger;
   /** Never walked: the service's own data directory. */
@@ -126,7 +127,7 @@ export class FilterRunner implements FilterApplier {
   async #notIndexedIncluded(run: IndexRun, matcher: FilterMatcher, jobs: readonly WatchJob[]): Promise<string[]> {
     const out: string[] = [];
     for (const job of jobs) {
-      const known = new Set((await this.deps.files.knownUnder(job.path)).map((k) => k.path));
+      const known = new Set((await readKnownUnder(this.deps.files, job.path)).map((k) => k.path));
       // A watched folder inside this one is walked on its own, relative to itself (as its scans do).
       const nested = jobs.filter((j) => j !== job && (relativeToRoot(job.path, j.path) ?? '') !== '').map((j) => j.path);
       const walk = filesToQueue([{ path: job.path, filePattern: job.file_pattern, recursive: job.recursive }], matcher, {

@@ -15,6 +15,7 @@ import { Limiter } from '../lib/limiter.js';
 import { IndexRun } from './run.js';
 import type { IndexUpkeep } from './upkeep.js';
 import { isWithin, type OwnDataDir } from '../lib/paths.js';
+import { readKnownUnder } from '../store/repositories/known-under.js';
 
 /** Stale files fetched per query of a re-embed run (ids and paths only; the text is read per file). */
 const REEMBED_PAGE = 500;
@@ -241,7 +242,7 @@ export class IndexingService {
     const { store, indexer, filters } = this.deps;
     const model = this.deps.embeddingModel();
     const recursive = options.recursive ?? true;
-    const known = new Map((await (options.known ?? store.files.knownUnder(directory))).map((k) => [k.path, k]));
+    const known = new Map((await (options.known ?? readKnownUnder(store.files, directory))).map((k) => [k.path, k]));
     const seen = new Set<string>();
     const unreadableDirs: string[] = [];
     const pattern = options.filePattern ? compileFilePattern(options.filePattern) : null;

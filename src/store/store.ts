@@ -46,7 +46,7 @@ const METHODS = {
   config: { load: I, save: I, remove: I },
   jobs: { countActive: I, list: I, get: I, create: I, remove: I, setLastScan: B },
   files: {
-    known: B, knownUnder: B, saveIndexed: B, saveFailed: B, saveExcluded: B, excluded: I, touch: B, contentKeys: B, findByHash: B, saveCopy: B,
+    known: B, knownUnderPage: B, saveIndexed: B, saveFailed: B, saveExcluded: B, excluded: I, touch: B, contentKeys: B, findByHash: B, saveCopy: B,
     move: B, removePaths: B, removeUnder: B, listPaths: I, get: I, content: I, stats: I, ensureVectorIndex: B,
   },
   embeddings: { stale: B, countStale: I, countByModel: I, chunkSummary: I, source: B, replace: B, copy: B },

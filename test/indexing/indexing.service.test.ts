@@ -8,6 +8,7 @@ import { walkFoldersSync } from '../../src/filters/walk.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { readKnownUnder } from '../../src/store/repositories/known-under.js';
 
 const REPORT = 'Quarterly revenue of the bakery grew because sourdough bread sold well.\n\nThe ovens ran at full capacity all winter.';
 
@@ -154,7 +155,7 @@ forEachEngine('indexing runs', (engine) => {
   it('adds up in /api/files/stats', async () => {
     await runDirectory(true);
     const stats = (await t.request('GET', '/api/files/stats')).body;
-    const known = await t.service.store.api.files.knownUnder('/');
+    const known = await readKnownUnder(t.service.store.api.files, '/');
     const indexed = known.filter((k) => k.status === 'indexed');
     expect(stats.total_files).to.equal(indexed.length);
     expect(stats.failed_files).to.equal(known.length - indexed.length);

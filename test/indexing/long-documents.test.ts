@@ -5,6 +5,7 @@ import { forEachEngine } from '../helpers/engines.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { sharedPath } from '../helpers/shared.js';
+import { readKnownUnder } from '../../src/store/repositories/known-under.js';
 
 /** SciFact abstracts (real text): the first PARTS make one long document, the next ones are files of their own. */
 const PARTS = 80;
@@ -52,7 +53,7 @@ forEachEngine('a long document in the index', (engine) => {
   it(`gets at most ${DEFAULT_MAX_CHUNKS} vectors, where 96-word chunks would be many more`, async () => {
     const words = abstracts.slice(0, PARTS).reduce((n, a) => n + `${a.title} ${a.text}`.split(/\s+/).length, 0);
     expect(words / 96).to.be.above(DEFAULT_MAX_CHUNKS * 3);
-    const known = await t.service.store.api.files.knownUnder(tree.root);
+    const known = await readKnownUnder(t.service.store.api.files, tree.root);
     const long = known.find((k) => k.path.endsWith('long.txt'))!;
     const record = (await t.service.store.api.files.get(long.id)) as unknown as { chunk_count: number; status: string };
     expect(record.status).to.equal('indexed');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { repoRoot } from '../helpers/shared.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { readKnownUnder } from '../../src/store/repositories/known-under.js';
 
 describe('a misbehaving pipeline worker', () => {
   let t: TestService;
@@ -31,7 +32,7 @@ describe('a misbehaving pipeline worker', () => {
     expect((await t.request('GET', '/api/status/')).status).to.equal(200);
     await t.service.indexing.settled();
     expect(run.counts).to.include({ processed: 4, indexed: 1, failed: 3 });
-    const known = await t.service.store.api.files.knownUnder(tree.root);
+    const known = await readKnownUnder(t.service.store.api.files, tree.root);
     const byName = Object.fromEntries(await Promise.all(known.map(async (k) => [path.basename(k.path), await t.service.store.api.files.get(k.id)])));
     expect(byName['hang.txt']).to.include({ status: 'failed', error_code: 'timeout' });
     expect(byName['crash.txt']).to.include({ status: 'failed', error_code: 'worker_crashed' });
@@ -52,7 +53,7 @@ describe('a misbehaving pipeline worker', () => {
       const first = t.service.indexing.startDirectory(other.root, { kind: 'directory', force: false });
       await t.service.indexing.settled();
       expect(first.counts).to.include({ processed: 1, failed: 1 });
-      const [known] = await t.service.store.api.files.knownUnder(other.root);
+      const [known] = await readKnownUnder(t.service.store.api.files, other.root);
       expect(await t.service.store.api.files.get(known!.id)).to.include({ status: 'failed', error_code: 'internal', size: 42 });
 
       const again = t.service.indexing.startDirectory(other.root, { kind: 'directory', force: false });
@@ -92,7 +93,7 @@ describe('a file too big for a pipeline thread\'s heap', () => {
     const run = t.service.indexing.startDirectory(tree.root, { kind: 'directory', force: true });
     await t.service.indexing.settled();
     expect(run.counts).to.include({ processed: 2, indexed: 1, failed: 1 });
-    const known = await t.service.store.api.files.knownUnder(tree.root);
+    const known = await readKnownUnder(t.service.store.api.files, tree.root);
     const byName = Object.fromEntries(await Promise.all(known.map(async (k) => [path.basename(k.path), await t.service.store.api.files.get(k.id)])));
     expect(byName['huge.txt']).to.include({ status: 'failed', error_code: 'out_of_memory' });
     expect(byName['huge.txt']!.error).to.match(/more than the 96 MB a pipeline thread may use/);

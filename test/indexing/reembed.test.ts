@@ -11,6 +11,7 @@ import { forEachEngine } from '../helpers/engines.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { sharedPath } from '../helpers/shared.js';
+import { readKnownUnder } from '../../src/store/repositories/known-under.js';
 
 const REPORT = 'Quarterly revenue of the bakery grew because sourdough bread sold well.\n\nThe ovens ran at full capacity all winter.';
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
@@ -62,7 +63,7 @@ forEachEngine('re-embedding after a model change', (engine) => {
   }
 
   async function records(): Promise<Record<string, Record<string, unknown>>> {
-    const known = await t.service.store.api.files.knownUnder(tree.root);
+    const known = await readKnownUnder(t.service.store.api.files, tree.root);
     const entries = await Promise.all(known.map(async (k) => [path.relative(tree.root, k.path), await t.service.store.api.files.get(k.id)] as const));
     return Object.fromEntries(entries.map(([name, record]) => [name, record as unknown as Record<string, unknown>]));
   }

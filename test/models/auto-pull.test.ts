@@ -11,6 +11,7 @@ import { tempTree, type TempTree } from '../helpers/files.js';
 import { hubForModelDir, startHub, type Hub } from '../helpers/hub.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { sharedPath } from '../helpers/shared.js';
+import { readKnownUnder } from '../../src/store/repositories/known-under.js';
 
 forEachEngine('FILESIFT_MODEL_PULL=auto', (engine) => {
   let tmp: string;
@@ -62,7 +63,7 @@ forEachEngine('FILESIFT_MODEL_PULL=auto', (engine) => {
     expect(after).to.include({ ready: true, model: 'generated-bert', dimension: 32 });
     expect(after.pull).to.include({ state: 'completed', code: null, error: null });
     expect(after.reembed).to.include({ state: 'completed', total: 2, indexed: 2 });
-    const known = await t.service.store.api.files.knownUnder(tree.root);
+    const known = await readKnownUnder(t.service.store.api.files, tree.root);
     expect(known.map((k) => k.embeddingModel)).to.deep.equal(['transformer:generated-bert', 'transformer:generated-bert']);
 
     const types = t.service.bus.since(0).events.map((e) => e.type);

@@ -8,6 +8,7 @@ import type { WatcherEvent, WatchMode } from './protocol.js';
 import type { EventBus } from '../../events/bus.js';
 import type { WatchJobs } from './jobs.js';
 import type { StoreApi } from '../../store/store.js';
+import { readKnownUnder } from '../../store/repositories/known-under.js';
 
 export interface RouteDeps {
   jobs: Pick<WatchJobs, 'jobFor'>;
@@ -64,7 +65,7 @@ export async function routeWatcherEvents(events: readonly WatcherEvent[], deps: 
         const jobId = jobOf(event.path);
         if (jobId === null) break;
         flush(); // keep the order: events before the folder went are queued first
-        const known = await deps.store.files.knownUnder(event.path);
+        const known = await readKnownUnder(deps.store.files, event.path);
         for (const file of known) pending.push({ path: file.path, action: 'delete', jobId });
         bus.publish('folder_deleted', { job_id: jobId, path: event.path, files: known.length });
         break;

@@ -20,6 +20,7 @@ import type { NewWatchJob, WatchJob } from '../../store/repositories/jobs.reposi
 import type { StoreApi } from '../../store/store.js';
 import { routeWatcherEvents } from './route-events.js';
 import { systemRefusal, type OwnDataDir } from '../../lib/paths.js';
+import { readKnownUnder } from '../../store/repositories/known-under.js';
 
 export interface WatcherServiceDeps {
   store: StoreApi;
@@ -236,7 +237,7 @@ export class WatcherService {
     this.#watched.set(job.id, watched);
     // A start-up reconcile's known files are read while chokidar lists the folder (see DirectoryRunOptions.known);
     // a failure surfaces in the scan that awaits them.
-    const known = kind === 'reconcile' ? this.#deps.store.files.knownUnder(job.path) : undefined;
+    const known = kind === 'reconcile' ? readKnownUnder(this.#deps.store.files, job.path) : undefined;
     known?.catch(() => undefined);
     watched.started = (async () => {
       try {

@@ -3,16 +3,19 @@ import { underPattern } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
 import { KEYWORD_SLICE_PIECES, KEYWORD_SLICED_FROM_CHARS, sliceKeywords } from '../keyword/slices.js';
-import type { ContentKeysPage, ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileContentPage, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
+import type { ContentKeysPage, KnownCursor, KnownUnderPage, ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileContentPage, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
 
 export type * from './files.types.js';
 
 export interface FilesRepository {
-  /** State of the given paths (those that are known; excluded ones too, as knownUnder answers them). */
+  /** State of the given paths (those that are known; excluded ones too, as knownUnderPage answers them). */
   known(paths: string[]): Promise<KnownFile[]>;
-  /** State of every file under a directory (the directory itself excluded), for scans; files the content check
-   * excluded are among them (status 'excluded'), so an unchanged one is not read again. */
-  knownUnder(directory: string): Promise<KnownFile[]>;
+  /**
+   * State of the files under a directory (the directory itself excluded), for scans, a page from `after` (the
+   * first page when absent); files the content check excluded are among them (status 'excluded'), so an unchanged
+   * one is not read again. readKnownUnder reads every page, one store call each.
+   */
+  knownUnderPage(directory: string, after?: KnownCursor): Promise<KnownUnderPage>;
   /** Writes a processed file and replaces its chunks, in one transaction. Answers the file id. */
   saveIndexed(file: IndexedFileWrite): Promise<number>;
   /** Records a file that could not be processed, with its reason (its old chunks are removed). */
@@ -85,7 +88,7 @@ async function forgetExcluded(tx: SqlExecutor, path: string): Promise<void> {
 const KNOWN_PAGE_ROWS = 20_000;
 
 export interface FilesRepositoryOptions {
-  /** Rows per page of knownUnder (tests cross pages with a few rows). */
+  /** Rows per page of knownUnderPage and contentKeys (tests cross pages with a few rows). */
   knownPageRows?: number;
   /** Pieces of a long text's keyword index per statement (keyword/slices.ts; 0: all at once, tests compare). */
   keywordSlicePieces?: number;
@@ -311,21 +314,18 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
       return rows.map(toKnown);
     },
 
-    async knownUnder(directory) {
+    async knownUnderPage(directory, after = { fileId: 0 }) {
       const pattern = underPattern(directory);
       const known: KnownFile[] = [];
-      // Files by id, excluded files by path (their key), a page at a time (knownPage says why).
-      for (let afterId = 0; ; ) {
+      // Files by id, then excluded files by path (their key), a page at a time (knownPage says why).
+      if ('fileId' in after) {
         const select = `SELECT ${KNOWN_COLUMNS} FROM files WHERE path LIKE $1 AND id > $2 ORDER BY id LIMIT ${pageRows}`;
-        if ((await knownPage(db, select, [pattern, afterId], known)) < pageRows) break;
-        afterId = known[known.length - 1]?.id ?? afterId;
+        const full = (await knownPage(db, select, [pattern, after.fileId], known)) === pageRows;
+        return { known, next: full ? { fileId: known[known.length - 1]!.id } : { excludedPath: '' } };
       }
-      for (let afterPath = ''; ; ) {
-        const select = `SELECT ${EXCLUDED_AS_KNOWN} FROM excluded_files WHERE path LIKE $1 AND path > $2 ORDER BY path LIMIT ${pageRows}`;
-        if ((await knownPage(db, select, [pattern, afterPath], known)) < pageRows) break;
-        afterPath = known[known.length - 1]?.path ?? afterPath;
-      }
-      return known;
+      const select = `SELECT ${EXCLUDED_AS_KNOWN} FROM excluded_files WHERE path LIKE $1 AND path > $2 ORDER BY path LIMIT ${pageRows}`;
+      const full = (await knownPage(db, select, [pattern, after.excludedPath], known)) === pageRows;
+      return { known, next: full ? { excludedPath: known[known.length - 1]!.path } : null };
     },
 
     saveIndexed(file) {

@@ -102,6 +102,15 @@ export interface FileRecord extends FileSummary {
   job_path: string | null;
 }
 
+/** Where the next page of knownUnderPage starts: the files table by id, then the excluded files by path. */
+export type KnownCursor = { fileId: number } | { excludedPath: string };
+
+export interface KnownUnderPage {
+  known: KnownFile[];
+  /** null after the last page. */
+  next: KnownCursor | null;
+}
+
 /** A page of the indexed contents' keys (the start of each content hash; repeats possible). */
 export interface ContentKeysPage {
   keys: string[];

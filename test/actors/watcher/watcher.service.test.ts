@@ -6,6 +6,7 @@ import { eventually } from '../../helpers/assert.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
 import { fileRecord, gone, indexed, queueHistory, queueIdle, startWatchService, type WatchHarness } from './helpers.js';
+import { readKnownUnder } from '../../../src/store/repositories/known-under.js';
 
 forEachEngine('watch jobs: POST /api/watch/, GET /api/watch/jobs, DELETE /api/watch/jobs/{id}', (engine) => {
   let h: WatchHarness;
@@ -126,7 +127,7 @@ forEachEngine('watch jobs: POST /api/watch/, GET /api/watch/jobs, DELETE /api/wa
     expect(del.status).to.equal(200);
     expect(del.body).to.include({ success: true, job_id: jobId });
     expect(del.body.files_removed).to.equal(3);
-    expect(await h.t.service.store.api.files.knownUnder(tree.root)).to.deep.equal([]);
+    expect(await readKnownUnder(h.t.service.store.api.files, tree.root)).to.deep.equal([]);
     expect((await h.t.request('GET', '/api/watch/jobs')).body.jobs).to.deep.equal([]);
     expect(h.events.find((e) => e.type === 'watch_removed')?.data).to.include({ job_id: jobId, path: tree.root, files_removed: 3 });
     // The watcher is gone: a new file is not indexed.
@@ -154,7 +155,7 @@ forEachEngine('watch jobs: POST /api/watch/, GET /api/watch/jobs, DELETE /api/wa
     expect(del.status).to.equal(200);
     await h.t.service.indexing.settled();
     await queueIdle(h.t);
-    expect(await h.t.service.store.api.files.knownUnder(tree.root)).to.deep.equal([]);
+    expect(await readKnownUnder(h.t.service.store.api.files, tree.root)).to.deep.equal([]);
     const completed = h.events.find((e) => e.type === 'index_run_completed' && (e.data as { path: string }).path === tree.root);
     expect(completed?.data).to.include({ kind: 'watch' });
   });
@@ -207,7 +208,7 @@ forEachEngine('watch jobs: POST /api/watch/, GET /api/watch/jobs, DELETE /api/wa
     await gone(h.t, renamed);
     expect(h.events.some((e) => e.type === 'folder_deleted' && (e.data as { path: string }).path === tree.path('docs'))).to.equal(true);
     await queueIdle(h.t);
-    expect(await h.t.service.store.api.files.knownUnder(tree.root)).to.deep.equal([]);
+    expect(await readKnownUnder(h.t.service.store.api.files, tree.root)).to.deep.equal([]);
   });
 
   it('counts a file created later with a name that is not valid UTF-8 as failed (invalid_name), with the reason', async () => {
@@ -228,14 +229,14 @@ forEachEngine('watch jobs: POST /api/watch/, GET /api/watch/jobs, DELETE /api/wa
     expect(res.status).to.equal(201);
     const jobId = res.body.job_id as number;
     await h.t.service.watcher.settled(jobId);
-    expect((await h.t.service.store.api.files.knownUnder(tree.root)).map((k) => k.path)).to.deep.equal([tree.path('notes.md')]);
+    expect((await readKnownUnder(h.t.service.store.api.files, tree.root)).map((k) => k.path)).to.deep.equal([tree.path('notes.md')]);
     await writeFile(tree.path('todo.md'), '# Todo\n\nRepaint the shed before the autumn rains.');
     await writeFile(tree.path('todo.txt'), 'not matching the pattern');
     await mkdir(tree.path('sub'));
     await writeFile(tree.path('sub/inner.md'), '# Inner\n\nNot watched: the job is not recursive.');
     await indexed(h.t, tree.path('todo.md'));
     await queueIdle(h.t);
-    expect((await h.t.service.store.api.files.knownUnder(tree.root)).map((k) => k.path).sort()).to.deep.equal([tree.path('notes.md'), tree.path('todo.md')]);
+    expect((await readKnownUnder(h.t.service.store.api.files, tree.root)).map((k) => k.path).sort()).to.deep.equal([tree.path('notes.md'), tree.path('todo.md')]);
     const job = ((await h.t.request('GET', '/api/watch/jobs')).body.jobs as WatchJob[])[0];
     expect(job).to.include({ recursive: false, file_pattern: '*.md' });
   });

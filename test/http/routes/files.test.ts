@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { forEachEngine } from '../../helpers/engines.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { readKnownUnder } from '../../../src/store/repositories/known-under.js';
 
 const PARAGRAPH = 'Tomatoes need sun and deep watering; the gardener stakes each tomato plant in May. ';
 
@@ -19,7 +20,7 @@ forEachEngine('GET /api/files/{id}/content', (engine) => {
     });
     await t.request('POST', '/api/index/directory', { directory_path: tree.root });
     await t.service.indexing.settled();
-    for (const known of await t.service.store.api.files.knownUnder(tree.root)) ids[known.path.slice(tree.root.length + 1)] = known.id;
+    for (const known of await readKnownUnder(t.service.store.api.files, tree.root)) ids[known.path.slice(tree.root.length + 1)] = known.id;
   });
   after(async () => {
     await tree.remove();

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createFilesRepository } from '../../../src/store/repositories/files.repository.js';
+import { readKnownUnder } from '../../../src/store/repositories/known-under.js';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
@@ -44,16 +45,21 @@ forEachEngine('files repository', (engine) => {
     for (let i = 1; i <= 7; i++) await store.files.saveExcluded(excluded(`/data/a/x${i}`, i));
     await store.files.saveExcluded(excluded('/data/ab/x', 1));
 
-    const expected = await store.files.knownUnder('/data/a');
+    const expected = await readKnownUnder(store.files, '/data/a');
     expect(expected).to.have.length(14);
     expect(expected.every((k) => k.path.startsWith('/data/a/'))).to.equal(true);
     expect(expected.find((k) => k.path === '/data/a/0')).to.include({ size: 42, mtimeMs: 1700000000123.5, contentHash: 'h0', status: 'indexed' });
     expect(expected.find((k) => k.path === '/data/a/x7')).to.deep.equal({ id: 0, path: '/data/a/x7', size: 7, mtimeMs: 5.25, contentHash: null, status: 'excluded', embeddingModel: '', jobId: null });
     expect(await store.files.known(['/data/a/0', '/data/a/x7'])).to.deep.equal(expected.filter((k) => k.path === '/data/a/0' || k.path === '/data/a/x7'));
     // Pages of 3 and of 7 rows (exactly full, then an empty one) give the same answer as one page.
-    for (const knownPageRows of [3, 7]) {
-      const paged = await createFilesRepository(db, { knownPageRows }).knownUnder('/data/a');
+    // Each page is a call of its own (searches go between calls): 3 + 3 + 1 files, then 3 + 3 + 1 excluded ones;
+    // 7 + 0 and 7 + 0.
+    for (const [knownPageRows, calls] of [[3, 6], [7, 4]] as const) {
+      const files = createFilesRepository(db, { knownPageRows });
+      let made = 0;
+      const paged = await readKnownUnder({ knownUnderPage: (directory, after) => (made++, files.knownUnderPage(directory, after)) }, '/data/a');
       expect(paged, `pages of ${knownPageRows}`).to.deep.equal(expected);
+      expect(made, `calls with pages of ${knownPageRows}`).to.equal(calls);
     }
   });
 

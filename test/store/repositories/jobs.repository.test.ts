@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { indexedFileWrite, openTestStore, type TestStore } from '../../helpers/store.js';
+import { readKnownUnder } from '../../../src/store/repositories/known-under.js';
 
 function fileAt(path: string, jobId: number | null): IndexedFileWrite {
   return indexedFileWrite(path, [new Float32Array([1, 0, 0])], { facts: { size: 3 }, mtimeMs: 0, jobId, contentHash: `h-${path}`, text: 'abc', embeddingModel: 'm' });
@@ -51,7 +52,7 @@ forEachEngine('createJobsRepository', (engine) => {
     if (!parent.ok) throw new Error('parent refused');
     expect(parent.absorbed.map((j) => j.id)).to.deep.equal([a.job.id, b.job.id]);
     expect((await t.store.jobs.list()).map((j) => j.path)).to.deep.equal(['/data/y', '/data/x']);
-    const known = await t.store.files.knownUnder('/data');
+    const known = await readKnownUnder(t.store.files, '/data');
     const owner = Object.fromEntries(known.map((k) => [k.path, k.jobId]));
     expect(owner).to.deep.equal({
       '/data/x/a/1.txt': parent.job.id,
@@ -69,7 +70,7 @@ forEachEngine('createJobsRepository', (engine) => {
     await t.store.files.saveIndexed(fileAt('/data/xy/3.txt', null));
     const removed = await t.store.jobs.remove(a.job.id);
     expect(removed).to.deep.equal({ job: a.job, filesRemoved: 2 });
-    expect((await t.store.files.knownUnder('/data')).map((k) => k.path)).to.deep.equal(['/data/xy/3.txt']);
+    expect((await readKnownUnder(t.store.files, '/data')).map((k) => k.path)).to.deep.equal(['/data/xy/3.txt']);
     const { rows } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
     expect(rows[0]!.n).to.equal(1);
     expect(await t.store.jobs.remove(a.job.id)).to.equal(null);

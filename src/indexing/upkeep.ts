@@ -165,7 +165,7 @@ export class IndexUpkeep {
       while (!this.#closed && !(await search.continueKeywords(fileId))) await pause(this.#deps.pauseMs ?? 25);
     }
     // A compaction left running (by a restart, or a pass cut short) goes first: a seal would void its copy.
-    await this.#compact('no');
+    let compacted = await this.#compact('no');
     const threshold = urgent ? 1 : (this.#deps.tailThreshold ?? 256);
     if ((await search.unsealedKeywords()) >= threshold) {
       for (;;) {
@@ -181,8 +181,10 @@ export class IndexUpkeep {
       }
     }
     // At the end of a run only: compacting a bulk run's blocks as it goes would copy them again at every doubling.
-    await this.#compact(urgent ? 'due' : 'no');
-    if (this.#written >= (this.#deps.analyzeAfter ?? 1000)) {
+    compacted = (await this.#compact(urgent ? 'due' : 'no')) || compacted;
+    // A compaction swaps in a new blocks table without statistics: analyzed here, a call of its own (in the swap's
+    // call it made that call the longest of a compaction, ~830 ms in bench:search's stall run at 100k files).
+    if (this.#written >= (this.#deps.analyzeAfter ?? 1000) || compacted) {
       this.#written = 0;
       for (let part = 0; !this.#closed; part++) {
         const done = await search.analyze(part);
@@ -196,8 +198,8 @@ export class IndexUpkeep {
     }
   }
 
-  /** Runs compaction slices until it is done (or none runs, or none was due). */
-  async #compact(start: CompactionStart): Promise<void> {
+  /** Runs compaction slices until it is done (or none runs, or none was due); true when one was swapped in. */
+  async #compact(start: CompactionStart): Promise<boolean> {
     const { search } = this.#deps.store;
     const total = { read: 0, written: 0, dropped: 0 };
     for (let step = start; !this.#closed; step = 'no') {
@@ -206,14 +208,14 @@ export class IndexUpkeep {
       const progress = await search.compactKeywords(this.#compactSlice, step, this.#deps.compactAfter, target);
       const { ms } = progress; // the store's own time: a round trip would count waiting behind searches too
       this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
-      if (progress.state === 'idle') return;
+      if (progress.state === 'idle') return false;
       total.read += progress.blocksRead;
       total.written += progress.blocksWritten;
       total.dropped += progress.deadDropped;
       if (progress.state === 'done') {
         this.#state.compactions++;
         this.#deps.logger.info(total, 'keyword index compacted');
-        return;
+        return true;
       }
       const sized = (read: number, now: number, { min, max }: { min: number; max: number }): number => {
         const next = ms > 0 ? Math.round((read * target) / ms) : now * 2;
@@ -225,6 +227,7 @@ export class IndexUpkeep {
       };
       await pause(this.#deps.pauseMs ?? 25);
     }
+    return false; // closed meanwhile
   }
 
   /** Sizes the next slice so that it takes about the target time. */

@@ -67,6 +67,10 @@ forEachEngine('IndexUpkeep', (engine) => {
       expect(upkeep.state.compactions).to.equal(1);
       // 11 words of up to 300 postings (3 blocks each at most) and 300 one-posting file-name numbers.
       expect(await blocks()).to.be.at.most(11 * 3 + 300);
+      // The swapped-in table has statistics (a call of its own, not the swap's: 300 writes are below analyzeAfter).
+      const analyzed = async () => (await db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'keyword_blocks'`)).rows[0]!.n;
+      expect(await analyzed()).to.equal(await blocks());
+      expect(upkeep.state.analyzed).to.be.greaterThan(0);
       expect(await search()).to.deep.equal(before);
 
       // A compaction running (left by a restart), new files: the pass finishes it, then seals them.

@@ -92,10 +92,14 @@ describe('bench/lib/proc', function () {
   });
 
   it('cpuSecondsExcept leaves out the threads of one name (a busy worker counted, then left out by its name)', async () => {
-    // A worker that names itself and burns ~0.4 s of CPU; the main thread stays idle meanwhile.
+    // A worker that names itself and burns ~0.4 s of CPU by its own thread's clock (/proc/thread-self/stat: utime and
+    // stime, fields 14 and 15, in clock ticks). Not process.cpuUsage(): that is the whole process's, and the process's
+    // other threads (GC, compiler) working meanwhile would end the burn early.
     const script = `const fs = require('node:fs'); fs.writeFileSync('/proc/thread-self/comm', 'burner'); ` +
-      `const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1e6 < 0.4) {} ` +
-      `require('node:worker_threads').parentPort.postMessage('burnt');`;
+      `const own = () => { const f = fs.readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' '); ` +
+      `return (Number(f[11]) + Number(f[12])) / 100; }; ` +
+      `const t = own(); let i = 0; while (own() - t < 0.4) { for (let k = 0; k < 1e5; k++) i += k; } ` +
+      `require('node:worker_threads').parentPort.postMessage('burnt ' + i);`;
     const all0 = cpuSeconds(process.pid)!;
     const except0 = cpuSecondsExcept(process.pid, 'burner')!;
     const worker = new Worker(script, { eval: true });

@@ -13,16 +13,29 @@ import { CallGate } from '../src/store/call-gate.js';
 import { callPriority, openStore, storeMethods, type StoreApi } from '../src/store/store.js';
 
 if (!parentPort) throw new Error('store.worker must run as a worker thread');
-const { dataDir, sharedBuffersMb } = workerData as StoreWorkerData;
+const { dataDir, sharedBuffersMb, wal } = workerData as StoreWorkerData;
 
 let db: PgliteDatabase | null = null;
 let store: StoreApi | null = null;
 const gate = new CallGate();
 answerMemoryProbes('store', () => db?.wasmBytes() ?? 0);
 
+/**
+ * A due checkpoint as a background call of its own (pglite.ts, runCheckpoint), after the calls already waiting.
+ * Nobody awaits it: one that fails (or finds the store closed) is tried again at the next check, WAL_CHECK_EVERY
+ * transactions later, and the log only grows meanwhile.
+ */
+function runCheckpoint(checkpoint: () => Promise<void>): void {
+  gate.run('background', async () => (db ? checkpoint() : undefined), 'engine.checkpoint').catch(() => undefined);
+}
+
 const api: StoreWorkerApi = {
   async open() {
-    db = await openPglite(dataDir, sharedBuffersMb == null ? {} : { sharedBuffersMb });
+    db = await openPglite(dataDir, {
+      ...(sharedBuffersMb == null ? {} : { sharedBuffersMb }),
+      ...(wal ? { walCheckpointBytes: wal.checkpointBytes, walCheckEvery: wal.checkEvery } : {}),
+      runCheckpoint,
+    });
     store = await openStore(db);
   },
   async call(repository, method, args, sentAt) {

@@ -12,6 +12,7 @@
  * never a wrong answer.
  */
 import { FingerprintSet, fingerprint } from '../lib/fingerprint-set.js';
+import { forEachPage } from '../lib/pages.js';
 import type { ContentKeysPage } from '../store/repositories/files.types.js';
 
 /** The characters of a content hash that are fingerprinted (a SHA-256 in hex: 64 bits of it). */
@@ -42,11 +43,9 @@ export class KnownContent {
   }
 
   async #load(): Promise<void> {
-    for (let after: number | null = 0; after !== null; ) {
-      const page: ContentKeysPage = await this.loadPage(after);
+    await forEachPage<number, ContentKeysPage>(0, this.loadPage, (page) => {
       for (const key of page.keys) this.#set.add(fingerprint(key));
-      after = page.next;
-    }
+    });
   }
 
   /** A file with this content was written to the index. */

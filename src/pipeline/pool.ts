@@ -30,8 +30,8 @@ export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
 export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 } as const;
 
 /**
- * Files in flight per pipeline thread, in a run and in the queue (callers keep this many per thread). A file is two pipeline tasks (parse, then analyse and embed)
- * with store calls before, between and after them (the write, a duplicate lookup), and on the embedded engine
+ * Files in flight per pipeline thread, in a run and in the queue (callers keep this many per thread). A file is
+ * two pipeline tasks (parse, then analyse and embed) with store calls before, between and after them (the write, a duplicate lookup), and on the embedded engine
  * those calls queue behind every write already waiting on the store's one thread: with two files per thread, a
  * thread sat idle while both of its files waited there. Four keep it fed. The 1,082-file fifth of the Debian
  * documentation (`npm run bench:corpus -- DIR --sample 0 --threads N`, two rounds each, load 1.3–2.1), wall

@@ -7,6 +7,8 @@ export interface StoreWorkerData {
   dataDir: string | null;
   /** PGlite's shared_buffers (MB); null or absent: sized from the database (engines/pglite.ts, sharedBuffersMb). */
   sharedBuffersMb?: number | null;
+  /** Test seam: the log's bound and how often it is checked (engines/pglite.ts, PgliteOptions); absent: the engine's. */
+  wal?: { checkpointBytes: number; checkEvery: number };
 }
 
 /** The store worker's message interface, exposed through comlink: one typed call per repository method. */

@@ -143,9 +143,10 @@ function toSourceBlock(row: (Uint8Array | null)[]): SourceBlock {
 }
 
 /**
- * The first whole lexemes of `blocks` (in order) whose postings stay within `maxPostings`, the first lexeme at least.
+ * The first whole lexemes of `blocks` (in order) whose postings stay within `maxPostings`, the first lexeme at least,
+ * and how many postings they hold.
  */
-export function withinPostings<T extends { lexeme: string; postings: Uint8Array }>(blocks: readonly T[], maxPostings: number): T[] {
+export function withinPostings<T extends { lexeme: string; postings: Uint8Array }>(blocks: readonly T[], maxPostings: number): { blocks: T[]; postings: number } {
   let postings = 0;
   let end = 0;
   while (end < blocks.length) {
@@ -157,7 +158,7 @@ export function withinPostings<T extends { lexeme: string; postings: Uint8Array 
     postings += own;
     end = next;
   }
-  return blocks.slice(0, end);
+  return { blocks: blocks.slice(0, end), postings };
 }
 
 /** The next whole lexemes after the cursor, about `maxBlocks` blocks (more when one lexeme alone has more). */
@@ -303,7 +304,7 @@ async function copySlice(
   maxPostings: number,
 ): Promise<{ cursor: string; blocksRead: number; postingsRead: number; blocksWritten: number; deadDropped: number } | null> {
   if (maxBlocks < 1 || maxPostings < 1) return null;
-  const blocks = withinPostings(await readSlice(tx, cursor, maxBlocks), maxPostings);
+  const { blocks, postings: postingsRead } = withinPostings(await readSlice(tx, cursor, maxBlocks), maxPostings);
   if (blocks.length === 0) return null;
   const lastLexeme = blocks[blocks.length - 1]!.lexeme;
   const dead = await readDead(tx, blocks[0]!.lexeme, lastLexeme);
@@ -324,6 +325,5 @@ async function copySlice(
       [dropped.map((d) => d.lexeme), dropped.map((d) => d.doc)],
     );
   }
-  const postingsRead = blocks.reduce((n, b) => n + b.postings.byteLength / POSTING_BYTES, 0);
   return { cursor: lastLexeme, blocksRead: blocks.length, postingsRead, blocksWritten: packed.length, deadDropped: dropped.length };
 }

@@ -2,6 +2,7 @@
  * The store's list of the files under a folder, read a page a call (FilesRepository.knownUnderPage). Light on
  * purpose: the watcher and the indexing run call it on the main thread, which on PGlite loads no repository code.
  */
+import { forEachPage } from '../../lib/pages.js';
 import type { FilesRepository } from './files.repository.js';
 import type { KnownCursor, KnownFile, KnownUnderPage } from './files.types.js';
 
@@ -12,10 +13,8 @@ import type { KnownCursor, KnownFile, KnownUnderPage } from './files.types.js';
  */
 export async function readKnownUnder(files: Pick<FilesRepository, 'knownUnderPage'>, directory: string): Promise<KnownFile[]> {
   const known: KnownFile[] = [];
-  for (let after: KnownCursor | null = { fileId: 0 }; after !== null; ) {
-    const page: KnownUnderPage = await files.knownUnderPage(directory, after);
+  await forEachPage<KnownCursor, KnownUnderPage>({ fileId: 0 }, (after) => files.knownUnderPage(directory, after), (page) => {
     for (const file of page.known) known.push(file);
-    after = page.next;
-  }
+  });
   return known;
 }

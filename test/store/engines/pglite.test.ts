@@ -39,6 +39,17 @@ describe('the PGlite engine', () => {
     expect(unbounded.grown).to.be.above(5 * 1024 * 1024);
   });
 
+  it('hands a due checkpoint to runCheckpoint instead of running it inside the transaction, when given one', async () => {
+    const handed: (() => Promise<void>)[] = [];
+    const deferred = await writeAndMeasure({ walCheckpointBytes: 1024 * 1024, walCheckEvery: 1, runCheckpoint: (c) => handed.push(c) });
+    // Twelve transactions, each checked; none checkpointed by itself: the whole ~6 MB is still in the log.
+    expect(handed).to.have.length(12);
+    expect(deferred.grown).to.be.above(5 * 1024 * 1024);
+    // Run when handed (as the store worker's gate does, a call later), they bound the log as before.
+    const bounded = await writeAndMeasure({ walCheckpointBytes: 1024 * 1024, walCheckEvery: 1, runCheckpoint: (c) => void c() });
+    expect(bounded.grown).to.be.below(2 * 1024 * 1024);
+  });
+
   it('keeps two segments of log on disk after a checkpoint, however much was written before it', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'filesift-pglite-wal-'));
     // Our own trigger out of reach: ~75 MB of log since the last checkpoint, then one.

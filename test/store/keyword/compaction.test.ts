@@ -102,7 +102,7 @@ describe('withinPostings', () => {
   it('keeps whole words while their postings fit, the first word however many it has', () => {
     const block = (lexeme: string, n: number) => ({ lexeme, postings: new Uint8Array(n * POSTING_BYTES) });
     const blocks = [block('a', 3), block('a', 2), block('b', 4), block('c', 1), block('c', 1), block('d', 9)];
-    const words = (max: number) => withinPostings(blocks, max).map((b) => b.lexeme).join('');
+    const words = (max: number) => withinPostings(blocks, max).blocks.map((b) => b.lexeme).join('');
     expect(words(1)).to.equal('aa'); // the first word alone is over: it goes whole
     expect(words(5)).to.equal('aa');
     expect(words(8)).to.equal('aa');
@@ -110,7 +110,9 @@ describe('withinPostings', () => {
     expect(words(11)).to.equal('aabcc');
     expect(words(19)).to.equal('aabcc');
     expect(words(20)).to.equal('aabccd');
-    expect(withinPostings([], 10)).to.deep.equal([]);
+    expect(withinPostings(blocks, 11).postings).to.equal(11);
+    expect(withinPostings(blocks, 1).postings).to.equal(5);
+    expect(withinPostings([], 10)).to.deep.equal({ blocks: [], postings: 0 });
   });
 });
 

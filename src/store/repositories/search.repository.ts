@@ -124,10 +124,16 @@ export type AnalyzeOutcome = 'analyzed' | 'unchanged';
  */
 const ANALYZE_BASE = 50;
 const ANALYZE_SHARE = 0.1;
-/** Statistics target of upkeep's ANALYZE (PostgreSQL's default is 100): see analyze(). */
-const ANALYZE_STATISTICS_TARGET = 30;
 /** The tables searches read, whose statistics steer their plans. */
 const ANALYZED_TABLES = ['files', 'chunks', 'keyword_docs', 'keyword_tail', 'keyword_blocks', 'keyword_dead', 'file_segments'] as const;
+/**
+ * Statistics target of upkeep's ANALYZE per table (PostgreSQL's default is 100): see analyzeTable. `files` keeps
+ * 30, for the estimates of the search filters' conditions (a folder's path prefix, dates, sizes: the index or the
+ * whole table); the others are read by key (a lexeme, a file id, the vector graph) and take 10.
+ */
+const ANALYZE_STATISTICS_TARGET: Record<(typeof ANALYZED_TABLES)[number], number> = {
+  files: 30, chunks: 10, keyword_docs: 10, keyword_tail: 10, keyword_blocks: 10, keyword_dead: 10, file_segments: 10,
+};
 
 /**
  * Chunk candidates fetched per file asked for, at first: a file's several chunks compete for the top places.
@@ -154,12 +160,14 @@ const SNIPPET_SOURCE_CHARS = 20_000;
 
 /**
  * A sample of 300 × the statistics target rows, read page by page: at the default target (100) ANALYZE of files took
- * 0.5–1 s of PGlite's thread at 100k files (searches wait behind it); at 30 it takes ~0.15 s, and the plans of
- * searches (lookups by key) need no finer statistics.
+ * 0.5–1 s of PGlite's thread at 100k files (searches wait behind it); at 30 it takes ~0.15 s. At 100k files on a
+ * slower, loaded machine, target 30 → 10 (three runs each, ms): keyword_blocks 252–281 → 41–68, chunks 153–312 →
+ * 58–65, file_segments 345–722 → 86–141 (its tsvectors' lexeme statistics, which no plan uses: phrases are
+ * listed through the GIN index with sequential scans off), files 422–1,074 → 68–109 (kept at 30, above).
  */
 async function analyzeTable(db: SqlDatabase, table: (typeof ANALYZED_TABLES)[number]): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET}`);
+    await tx.exec(`SET LOCAL default_statistics_target = ${ANALYZE_STATISTICS_TARGET[table]}`);
     await tx.exec(`ANALYZE ${table}`);
   });
 }

@@ -158,14 +158,21 @@ forEachEngine('search repository, upkeep', (engine) => {
   });
   afterEach(() => opened.close());
 
-  it('refreshes statistics from a bounded sample (statistics target 30), so one ANALYZE stays short at any size', async () => {
+  it('refreshes statistics from a bounded sample (target 30 for files, 10 for the tables read by key), so one ANALYZE stays short at any size', async () => {
     for (let i = 0; i < 120; i++) await store.files.saveIndexed(write(i));
+    const bounds = async (table: string, column: string): Promise<number | undefined> => {
+      const { rows } = await opened.db.query<{ bounds: number }>(
+        `SELECT array_length(histogram_bounds::text::text[], 1) AS bounds FROM pg_stats WHERE tablename = $1 AND attname = $2`,
+        [table, column],
+      );
+      return rows[0]?.bounds;
+    };
     expect((await store.search.analyze(0))?.outcome).to.equal('analyzed'); // files
-    const { rows } = await opened.db.query<{ bounds: number }>(
-      `SELECT array_length(histogram_bounds::text::text[], 1) AS bounds FROM pg_stats WHERE tablename = 'files' AND attname = 'path'`,
-    );
     // 120 distinct paths: the default target (100) would keep 101 bounds; 30 keeps at most 31.
-    expect(rows[0]?.bounds).to.be.within(2, 31);
+    expect(await bounds('files', 'path')).to.be.within(12, 31);
+    expect((await store.search.analyze(2))?.outcome).to.equal('analyzed'); // keyword_docs, one row a file
+    // 120 distinct file ids: 10 keeps at most 11 bounds.
+    expect(await bounds('keyword_docs', 'file_id')).to.be.within(2, 11);
     expect(await store.search.analyze(99)).to.equal(null);
   });
 

@@ -30,14 +30,14 @@ export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
 export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 } as const;
 
 /**
- * Files in flight per pipeline thread, in a run and in the queue (callers keep this many per thread). A file is
- * two pipeline tasks (parse, then analyse and embed) with store calls before, between and after them (the write, a duplicate lookup), and on the embedded engine
- * those calls queue behind every write already waiting on the store's one thread: with two files per thread, a
- * thread sat idle while both of its files waited there. Four keep it fed. The 1,082-file fifth of the Debian
- * documentation (`npm run bench:corpus -- DIR --sample 0 --threads N`, two rounds each, load 1.3–2.1), wall
- * seconds until idle: one thread 38.9 / 38.6 with two files, 33.8 / 33.3 with four; two threads 36.2 / 33.3 with
- * two, 34.0 / 30.9 with four; peak RSS within the runs' noise. The texts in flight are the cost (a bounded
- * number, each at most indexing.max_text_chars).
+ * Files in flight per pipeline thread, in a run and in the queue (callers keep this many per thread). A file is two
+ * pipeline tasks (parse, then analyse and embed) with store calls before, between and after them (the write, a
+ * duplicate lookup), and on the embedded engine those calls queue behind every write already waiting on the store's
+ * one thread: with two files per thread, a thread sat idle while both of its files waited there. Four keep it fed.
+ * The 1,082-file fifth of the Debian documentation (`npm run bench:corpus -- DIR --sample 0 --threads N`, two rounds
+ * each, load 1.3–2.1), wall seconds until idle: one thread 38.9 / 38.6 with two files, 33.8 / 33.3 with four; two
+ * threads 36.2 / 33.3 with two, 34.0 / 30.9 with four; peak RSS within the runs' noise. The texts in flight are the
+ * cost (a bounded number, each at most indexing.max_text_chars).
  */
 export const IN_FLIGHT_PER_THREAD = 4;
 

@@ -10,8 +10,8 @@
  * CPU is this thread's (PGlite runs in it), measured with process.cpuUsage around the writes only.
  *   npm run bench:store -- PGLITE_DIR [--files N] [--gin as-built|direct|KB] [--whole]
  * --whole writes each text's keyword index in one statement, as before store/keyword/slices.ts.
- * --gin sets how the positions' GIN index takes new entries: PostgreSQL's default gathers them in a pending list and
- * merges it into the index in the one write that fills it (gin_pending_list_limit, 4 MB): that write is slow.
+ * --gin sets how the positions' GIN index takes new entries: as built, they gather in a pending list of 1 MB
+ * (sql/0017; PostgreSQL's default is 4 MB) merged into the index by the one write that fills it: that write is slow.
  * PGLITE_DIR: e.g. the `--keep` copy of `npm run bench:corpus`. It is copied before it is opened (PGlite writes
  * to the directory it opens).
  */

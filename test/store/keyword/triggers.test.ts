@@ -244,4 +244,9 @@ forEachEngine('keyword index triggers', (engine) => {
       await statsAgree(db);
     });
   }
+
+  it("keeps the positions' GIN pending list at 1 MB, so the write that fills it merges a quarter of the default (sql/0017)", async () => {
+    const { rows } = await db.query<{ o: string[] | null }>(`SELECT reloptions AS o FROM pg_class WHERE relname = 'file_segments_tsv_idx'`);
+    expect(rows[0]?.o).to.include('gin_pending_list_limit=1024');
+  });
 });

@@ -158,7 +158,7 @@ forEachEngine('search repository, upkeep', (engine) => {
   });
   afterEach(() => opened.close());
 
-  it('refreshes statistics from a bounded sample (target 30 for files, 10 for the tables read by key), so one ANALYZE stays short at any size', async () => {
+  it('refreshes statistics from a bounded sample (target 30 for files, 10 for the tables read by key, none for columns no condition reads), so one ANALYZE stays short at any size', async () => {
     for (let i = 0; i < 120; i++) await store.files.saveIndexed(write(i));
     const bounds = async (table: string, column: string): Promise<number | undefined> => {
       const { rows } = await opened.db.query<{ bounds: number }>(
@@ -170,6 +170,12 @@ forEachEngine('search repository, upkeep', (engine) => {
     expect((await store.search.analyze(0))?.outcome).to.equal('analyzed'); // files
     // 120 distinct paths: the default target (100) would keep 101 bounds; 30 keeps at most 31.
     expect(await bounds('files', 'path')).to.be.within(12, 31);
+    // Columns no condition reads have none (0007, 0016): the sample's work is the filtered columns'.
+    const { rows: described } = await opened.db.query<{ attname: string }>(`SELECT attname FROM pg_stats WHERE tablename = 'files'`);
+    const withStatistics = described.map((r) => r.attname);
+    expect(withStatistics).to.include.members(['path', 'filename', 'extension', 'size', 'modified', 'status']);
+    const unread = ['title', 'content', 'summary', 'keywords', 'error', 'note', 'mtime_ms'];
+    expect(withStatistics.filter((column) => unread.includes(column))).to.deep.equal([]);
     expect((await store.search.analyze(2))?.outcome).to.equal('analyzed'); // keyword_docs, one row a file
     // 120 distinct file ids: 10 keeps at most 11 bounds.
     expect(await bounds('keyword_docs', 'file_id')).to.be.within(2, 11);

@@ -1,13 +1,29 @@
 import { fork } from 'node:child_process';
 import { mkdir, mkdtemp, open, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { workerPath } from '../../paths.js';
 import { INITDB_ARGS } from './pglite-initdb.js';
 
+/**
+ * V8 optimises a WebAssembly function once it has run for a budget of executed code (dynamic tiering): 1,800,000
+ * on Node 20's V8. Opening PGlite and a no-change restart's reads run a wide spread of its functions about that
+ * long, once, and V8's helper threads optimised them all: ~1.4 of such a restart's ~4 CPU-s, for code that then sat
+ * idle. Later V8s raised the default to 13,000,000 (Node 24's); that budget, on either, leaves such functions in
+ * the baseline compiler's code and still optimises what a bulk run or a search keeps busy (measured in
+ * docs/benchmarks/restart.md). A process-wide V8 flag, read when a module is instantiated: set before the first.
+ */
+const WASM_TIERING_BUDGET = 13_000_000;
+let tieringBudgetSet = false;
+
 /** A PGlite instance with the extensions the store uses, on dataDir (in memory when null). */
 export function pgliteInstance(dataDir: string | null, startParams: string[]): Promise<PGlite> {
+  if (!tieringBudgetSet) {
+    setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+    tieringBudgetSet = true;
+  }
   return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector }, startParams });
 }
 

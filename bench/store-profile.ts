@@ -8,15 +8,21 @@
  *   no-keywords   no graph, the keyword triggers off (files_keyword_insert / _update)
  *   no-chunks     no graph, no keyword triggers, no chunk rows: the files row and the transaction
  * CPU is this thread's (PGlite runs in it), measured with process.cpuUsage around the writes only.
- *   npm run bench:store -- PGLITE_DIR [--files N] [--gin as-built|direct|KB] [--whole]
+ *   npm run bench:store -- PGLITE_DIR [--files N] [--gin as-built|direct|KB] [--whole] [--largest N]
  * --whole writes each text's keyword index in one statement, as before store/keyword/slices.ts.
  * --gin sets how the positions' GIN index takes new entries: as built, they gather in a pending list of 1 MB
  * (sql/0017; PostgreSQL's default is 4 MB) merged into the index by the one write that fills it: that write is slow.
+ * --largest N, instead of the split: the N documents with the most distinct lexemes, whose postings make the longest
+ * store calls. The files are written without chunks (their keyword index as the indexer writes it, a long text in
+ * slices), then sealed one document a statement; for each of them its distinct lexemes (one tail row, then one
+ * posting each), its longest write call (a long text's last call writes all its tail rows; a short file's write can
+ * also carry a merge of the positions' GIN pending list) and its seal alone. A document's postings are written and
+ * sealed whole, so these bound the longest calls that no slice size can shorten (docs/benchmarks/corpus.md, stop 38).
  * PGLITE_DIR: e.g. the `--keep` copy of `npm run bench:corpus`. It is copied before it is opened (PGlite writes
  * to the directory it opens).
  */
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { loadKeptWrites } from './lib/kept-index.js';
@@ -27,7 +33,7 @@ import { KEYWORD_SLICED_FROM_CHARS } from '../src/store/keyword/slices.js';
 import { nonNegativeInt, readBenchArgs } from './lib/cli.js';
 import { markdownTable } from './lib/search-bench.js';
 
-const { dir, files: fileLimit, gin, whole } = readBenchArgs(
+const { dir, files: fileLimit, gin, whole, largest } = readBenchArgs(
   {
     command: 'npm run bench:store --',
     about: "Splits the store thread's CPU per file by part (graph, keyword triggers, chunk rows, file row), replaying a kept index.",
@@ -41,13 +47,19 @@ const { dir, files: fileLimit, gin, whole } = readBenchArgs(
         description: "the positions' GIN index (file_segments_tsv_idx): as-built, direct (fastupdate off) or a pending list of KB (e.g. 512)",
       },
       whole: { type: 'boolean', description: "write each text's keyword index in one statement, as before it was sliced (store/keyword/slices.ts)" },
+      largest: {
+        type: 'string',
+        value: 'N',
+        default: '0',
+        description: 'instead of the split: the N documents with the most distinct lexemes, their longest write call and their seal alone',
+      },
     },
   },
   ({ values, positional }) => {
     if (!positional || !existsSync(positional)) throw new Error(`PGLITE_DIR: no such directory: ${positional ?? '(none given)'}`);
     const gin = values.gin!;
     if (gin !== 'as-built' && gin !== 'direct' && !/^[1-9]\d*$/.test(gin)) throw new Error(`--gin: as-built, direct or a size in KB, not '${gin}'`);
-    return { dir: positional, files: nonNegativeInt('files', values.files), gin, whole: values.whole === true };
+    return { dir: positional, files: nonNegativeInt('files', values.files), gin, whole: values.whole === true, largest: nonNegativeInt('largest', values.largest) };
   },
 );
 
@@ -56,7 +68,7 @@ const sourceDir = join(scratch, 'source');
 cpSync(dir, sourceDir, { recursive: true });
 
 async function loadWrites(): Promise<IndexedFileWrite[]> {
-  return loadKeptWrites(sourceDir, { limit: fileLimit });
+  return loadKeptWrites(sourceDir, { limit: fileLimit, chunks: largest === 0 });
 }
 
 type Variant = 'full' | 'no-graph' | 'no-keywords' | 'no-chunks';
@@ -120,8 +132,57 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
   }
 }
 
-try {
-  const writes = await loadWrites();
+interface LargeDocument {
+  path: string;
+  characters: number;
+  /** Distinct lexemes: the document's tail rows, then its postings in blocks. */
+  postings: number;
+  /** Its longest store call while written (the write, or a slice of a long text's keyword index). */
+  writeMs: number;
+  /** Sealing it alone into blocks, one statement. */
+  sealMs: number;
+}
+
+/** --largest: every file written without chunks, then sealed one document a statement, each timed. */
+async function largestDocuments(writes: IndexedFileWrite[]): Promise<LargeDocument[]> {
+  const dataDir = join(scratch, 'largest');
+  const db = await openPglite(dataDir);
+  try {
+    const store = await openStore(db);
+    const longestWrite = new Map<number, number>();
+    for (const w of writes) {
+      let t0 = performance.now();
+      const id = await store.files.saveIndexed({ ...w, chunks: [] });
+      let longest = performance.now() - t0;
+      for (let done = w.text.length <= KEYWORD_SLICED_FROM_CHARS; !done; ) {
+        t0 = performance.now();
+        done = await store.search.continueKeywords(id);
+        longest = Math.max(longest, performance.now() - t0);
+      }
+      longestWrite.set(id, longest);
+    }
+    const { rows: docs } = await db.query<{ doc: number; file_id: number; path: string; characters: number; postings: number }>(
+      `SELECT d.doc::integer AS doc, d.file_id::integer AS file_id, f.path, length(f.content) AS characters,
+              (SELECT count(*)::integer FROM keyword_tail t WHERE t.doc = d.doc) AS postings
+       FROM keyword_docs d JOIN files f ON f.id = d.file_id ORDER BY d.doc`,
+    );
+    const out: LargeDocument[] = [];
+    for (const d of docs) {
+      const t0 = performance.now();
+      const { rows } = await db.query<{ n: number }>('SELECT filesift_keyword_seal(1) AS n');
+      const sealMs = performance.now() - t0;
+      if (rows[0]?.n !== 1) throw new Error(`sealing document ${d.doc} alone sealed ${rows[0]?.n ?? 0} documents`);
+      out.push({ path: d.path, characters: d.characters, postings: d.postings, writeMs: longestWrite.get(d.file_id) ?? 0, sealMs });
+    }
+    return out.sort((a, b) => b.postings - a.postings).slice(0, largest);
+  } finally {
+    await db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The split: one replay per variant, each with one more part switched off; the differences per file. */
+async function printSplit(writes: IndexedFileWrite[]): Promise<void> {
   const vectors = writes.reduce((n, w) => n + w.chunks.length, 0);
   console.log(`${writes.length} files, ${vectors} chunk vectors (${(vectors / writes.length).toFixed(1)} a file), from ${dir}; positions' GIN index: ${gin}; keyword index ${whole ? 'in one statement' : 'in slices'}`);
   const results: Measured[] = [];
@@ -146,6 +207,25 @@ try {
       ],
     ),
   );
+}
+
+async function printLargest(writes: IndexedFileWrite[]): Promise<void> {
+  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+  console.log(`${writes.length} files from ${dir}, written without chunks, then sealed one document a statement; load ${load()}`);
+  const rows = await largestDocuments(writes);
+  console.log(
+    markdownTable(
+      ['document', 'characters', 'distinct lexemes', 'longest write call (ms)', 'its seal alone (ms)', 'seal µs a posting'],
+      rows.map((d) => [d.path, String(d.characters), String(d.postings), d.writeMs.toFixed(0), d.sealMs.toFixed(0), ((d.sealMs * 1000) / Math.max(1, d.postings)).toFixed(1)]),
+    ),
+  );
+  console.log(`load at the end ${load()}`);
+}
+
+try {
+  const writes = await loadWrites();
+  if (largest > 0) await printLargest(writes);
+  else await printSplit(writes);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -18,17 +18,18 @@
  * posting each), its longest write call (a long text's last call writes all its tail rows; a short file's write can
  * also carry a merge of the positions' GIN pending list) and its seal alone. A document's postings are written and
  * sealed whole, so these bound the longest calls that no slice size can shorten (docs/benchmarks/corpus.md, stop 38).
+ * --whole and --gin apply to it as to the split.
  * PGLITE_DIR: e.g. the `--keep` copy of `npm run bench:corpus`. It is copied before it is opened (PGlite writes
  * to the directory it opens).
  */
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPglite } from '../src/store/engines/pglite.js';
+import { openPglite, type PgliteDatabase } from '../src/store/engines/pglite.js';
 import { loadKeptWrites } from './lib/kept-index.js';
-import { openStore } from '../src/store/store.js';
+import { openStore, type StoreApi } from '../src/store/store.js';
 import type { IndexedFileWrite } from '../src/store/repositories/files.types.js';
-import { createFilesRepository, hnswParameters } from '../src/store/repositories/files.repository.js';
+import { createFilesRepository, hnswParameters, type FilesRepository } from '../src/store/repositories/files.repository.js';
 import { KEYWORD_SLICED_FROM_CHARS } from '../src/store/keyword/slices.js';
 import { nonNegativeInt, readBenchArgs } from './lib/cli.js';
 import { markdownTable } from './lib/search-bench.js';
@@ -87,34 +88,46 @@ const cpuMs = (since: NodeJS.CpuUsage): number => {
   return (u.user + u.system) / 1000;
 };
 
+/**
+ * A fresh database under the scratch directory, its store, and the files repository and positions' GIN index the
+ * options ask for (--whole, --gin).
+ */
+async function openReplay(dataDir: string): Promise<{ db: PgliteDatabase; store: StoreApi; files: FilesRepository }> {
+  const db = await openPglite(dataDir);
+  const store = await openStore(db);
+  if (gin === 'direct') await db.exec('ALTER INDEX file_segments_tsv_idx SET (fastupdate = off)');
+  else if (gin !== 'as-built') await db.exec(`ALTER INDEX file_segments_tsv_idx SET (fastupdate = on, gin_pending_list_limit = ${Number(gin)})`);
+  return { db, store, files: whole ? createFilesRepository(db, { keywordSlicePieces: 0 }) : store.files };
+}
+
+/**
+ * One file written as the indexer writes it, each store call timed apart, as the store's thread runs them (a
+ * search can run between two calls, not within one): the write, then a long text's keyword slices.
+ */
+async function writeTimed(files: FilesRepository, search: StoreApi['search'], write: IndexedFileWrite): Promise<{ id: number; calls: number[] }> {
+  let t0 = performance.now();
+  const id = await files.saveIndexed(write);
+  const calls = [performance.now() - t0];
+  for (let done = write.text.length <= KEYWORD_SLICED_FROM_CHARS; !done; ) {
+    t0 = performance.now();
+    done = await search.continueKeywords(id);
+    calls.push(performance.now() - t0);
+  }
+  return { id, calls };
+}
+
 async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Measured> {
   const dataDir = join(scratch, variant);
-  const db = await openPglite(dataDir);
+  const { db, store, files } = await openReplay(dataDir);
   try {
-    const store = await openStore(db);
-    const files = whole ? createFilesRepository(db, { keywordSlicePieces: 0 }) : store.files;
     const dimension = writes.find((w) => w.chunks.length > 0)?.chunks[0]?.embedding.length ?? 0;
     if (variant === 'full' && dimension > 0) await store.files.ensureVectorIndex(dimension);
     if (variant === 'no-keywords' || variant === 'no-chunks') {
       await db.exec('ALTER TABLE files DISABLE TRIGGER files_keyword_insert; ALTER TABLE files DISABLE TRIGGER files_keyword_update');
     }
-    if (gin === 'direct') await db.exec('ALTER INDEX file_segments_tsv_idx SET (fastupdate = off)');
-    else if (gin !== 'as-built') await db.exec(`ALTER INDEX file_segments_tsv_idx SET (fastupdate = on, gin_pending_list_limit = ${Number(gin)})`);
     const walls: number[] = [];
     const start = process.cpuUsage();
-    // Each store call apart, as the store's thread runs them (a search can run between two calls, not within one):
-    // the write, then a long text's keyword slices as the indexer continues them.
-    for (const w of writes) {
-      let t0 = performance.now();
-      const id = await files.saveIndexed(variant === 'no-chunks' ? { ...w, chunks: [] } : w);
-      walls.push(performance.now() - t0);
-      if (w.text.length <= KEYWORD_SLICED_FROM_CHARS) continue;
-      for (let done = false; !done; ) {
-        t0 = performance.now();
-        done = await store.search.continueKeywords(id);
-        walls.push(performance.now() - t0);
-      }
-    }
+    for (const w of writes) walls.push(...(await writeTimed(files, store.search, variant === 'no-chunks' ? { ...w, chunks: [] } : w)).calls);
     const writeCpuMs = cpuMs(start);
     const slowestMs = walls.sort((a, b) => b - a).slice(0, 5);
     let buildCpuMs: number | null = null;
@@ -146,20 +159,12 @@ interface LargeDocument {
 /** --largest: every file written without chunks, then sealed one document a statement, each timed. */
 async function largestDocuments(writes: IndexedFileWrite[]): Promise<LargeDocument[]> {
   const dataDir = join(scratch, 'largest');
-  const db = await openPglite(dataDir);
+  const { db, store, files } = await openReplay(dataDir);
   try {
-    const store = await openStore(db);
     const longestWrite = new Map<number, number>();
     for (const w of writes) {
-      let t0 = performance.now();
-      const id = await store.files.saveIndexed({ ...w, chunks: [] });
-      let longest = performance.now() - t0;
-      for (let done = w.text.length <= KEYWORD_SLICED_FROM_CHARS; !done; ) {
-        t0 = performance.now();
-        done = await store.search.continueKeywords(id);
-        longest = Math.max(longest, performance.now() - t0);
-      }
-      longestWrite.set(id, longest);
+      const { id, calls } = await writeTimed(files, store.search, { ...w, chunks: [] });
+      longestWrite.set(id, Math.max(...calls));
     }
     const { rows: docs } = await db.query<{ doc: number; file_id: number; path: string; characters: number; postings: number }>(
       `SELECT d.doc::integer AS doc, d.file_id::integer AS file_id, f.path, length(f.content) AS characters,

@@ -38,9 +38,9 @@ const DEFAULT_RUNGS = [5000, 25_000, 100_000];
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:55432/postgres';
 /**
  * SciFact train queries asked (and not counted) before each single-client pass: the database's caches, the
- * compilers' tiers, the query embedder's first calls. Train queries, not test ones, so that no measured query has
- * just read its own postings; 20 of them left the 100k rung's first pass cold (stop 38: keyword p50 53 ms against
- * 41 ms when warm).
+ * compilers' tiers, the query embedder's first calls. Train queries, not test ones (20 of the test queries before),
+ * so that no measured query has just read its own postings. On the 100k rung the machine's minute moved the figures
+ * more than the warm-up did (docs/benchmarks/search-latency.md, stop 39).
  */
 const DEFAULT_WARM_UP = 100;
 /** Targets at 100k files on PGlite, one client (keyword; hybrid). */
@@ -440,7 +440,7 @@ const CLI = {
     'stall-files': { type: 'string', value: 'N', default: '5000', description: 'files indexed through the API on top of the largest rung while the probe searches (direct builds; 0: none)' },
     modes: { type: 'string', value: 'hybrid,keyword,semantic', default: MODES.join(','), description: 'search modes to time' },
     queries: { type: 'string', value: 'N', description: 'SciFact test queries a pass (default all 300)' },
-    'warm-up': { type: 'string', value: 'N', default: String(DEFAULT_WARM_UP), description: 'SciFact train queries asked, not counted, before each single-client pass (0: none, the first pass cold)' },
+    'warm-up': { type: 'string', value: 'N', default: String(DEFAULT_WARM_UP), description: 'SciFact train queries asked, not counted, before each single-client pass (0: none)' },
     clients: { type: 'string', value: 'N', default: '8', description: 'concurrent clients of the concurrent passes' },
     form: {
       type: 'string',

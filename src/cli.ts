@@ -9,11 +9,12 @@
  * to the system (glibc's own threshold climbs to 32 MB after the first large free, and those buffers then stay in
  * the arenas). README "Memory". `npm start` sets both the same way; elsewhere they are harmless.
  */
+import path from 'node:path';
 import { checkPrivileges, ConfigError, loadConfig, packageVersion } from './config.js';
 import { createLogger } from './logger.js';
-import { clientCommands } from './cli/commands.js';
 import { CliError, defineCommand, runProgram, type CliIo } from './cli/program.js';
 import { nonNegativeInt } from './lib/command-line.js';
+import { enableCompileCache } from './lib/compile-cache.js';
 
 /** Problems a user can fix get one clear line, not a stack trace. */
 function isUserFacing(err: unknown, known: readonly (abstract new (...args: never[]) => Error)[]): err is Error {
@@ -52,6 +53,7 @@ async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     config = loadConfig(env);
     checkPrivileges(config);
     const logger = createLogger(config.logLevel);
+    enableCompileCache(path.join(config.dataDir, 'compile-cache'));
     // The lock, the port and PGlite's thread first, from a module that loads in a few ms: the store's open (~0.8 s
     // on its thread) overlaps the loading of the rest of the service on this one instead of following it.
     const { beginService } = await import('./service-start.js');
@@ -61,7 +63,7 @@ async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     const [{ startService }, { SchemaTooNewError }, { PgvectorMissingError }, { InstanceLockedError }] = await Promise.all([
       import('./service.js'),
       import('./store/migrate.js'),
-      import('./store/engines/postgres.js'),
+      import('./store/engines/errors.js'),
       import('./lib/instance-lock.js'),
     ]);
     known = [SchemaTooNewError, PgvectorMissingError, InstanceLockedError];
@@ -99,7 +101,10 @@ async function main(): Promise<void> {
     process.once('SIGTERM', () => controller.abort());
   }
   const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal };
-  const code = await runProgram(clientCommands(serveCommand), argv, io, packageVersion());
+  // `serve` alone needs none of the client commands' modules (the HTTP client, server-sent events, progress bars):
+  // every start of the service would load them for nothing.
+  const commands = argv[0] === 'serve' ? [serveCommand] : (await import('./cli/commands.js')).clientCommands(serveCommand);
+  const code = await runProgram(commands, argv, io, packageVersion());
   // Idle keep-alive sockets would hold the process a few seconds: exit once what was written is flushed.
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }

@@ -1,7 +1,6 @@
 import type { Logger } from '../logger.js';
 import { CallLog, type CallFigures } from './call-log.js';
-import { openPostgres } from './engines/postgres.js';
-import { openStore, timeCalls, type StoreApi } from './store.js';
+import { timeCalls, type StoreApi } from './api.js';
 import { pgliteDir, storeThreadData, type StoreThread } from './thread.js';
 import { WorkerStoreClient } from './worker-client.js';
 
@@ -37,6 +36,8 @@ export { pgliteDir };
  */
 export async function spawnStore(options: SpawnStoreOptions): Promise<StoreHandle> {
   if (options.databaseUrl) {
+    // Loaded only for a server: on PGlite the repositories and the driver live on the store's thread alone.
+    const [{ openPostgres }, { openStore }] = await Promise.all([import('./engines/postgres.js'), import('./store.js')]);
     const db = await openPostgres(options.databaseUrl);
     try {
       const log = new CallLog();

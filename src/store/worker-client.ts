@@ -3,7 +3,7 @@ import { releaseProxy } from 'comlink';
 import type { Logger } from '../logger.js';
 import { wallClock } from './call-gate.js';
 import type { CallFigures } from './call-log.js';
-import { REPOSITORY_NAMES, storeMethods, type RepositoryName, type StoreApi, type StoreArgs, type StoreMethod, type StoreResult } from './store.js';
+import { REPOSITORY_NAMES, storeMethods, type RepositoryName, type StoreApi, type StoreArgs, type StoreMethod, type StoreResult } from './api.js';
 import type { StoreWorkerApi, StoreWorkerData } from './protocol.js';
 import { openStoreThread, StoreUnavailableError, type StoreThread as Running } from './thread.js';
 

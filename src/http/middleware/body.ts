@@ -1,5 +1,4 @@
 import type { Middleware } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { createError } from '../errors.js';
 
 export const MAX_BODY = '1mb';
@@ -26,30 +25,43 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
   return headers['transfer-encoding'] !== undefined;
 }
 
+/** The methods whose bodies are parsed; a body on any other (GET, HEAD) is never read, as before. */
+const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /**
  * JSON only: a body of any other type is a 415; malformed JSON a 400; over 1 MB a 413 (see errors.ts); nested
  * deeper than MAX_BODY_DEPTH a 400 naming the limit, before any route or validator sees it.
+ *
+ * koa-body and the option validator it loads (zod, ~100 modules) cost ~0.3 CPU-s, a tenth of a restart's CPU on a
+ * slow 2-core machine: they load with the first request that may carry a body, so a start nobody asks anything of
+ * (the service starting at login) does not pay for them.
  */
 export function jsonBodyMiddleware(): Middleware {
-  const parse = koaBody({
-    json: true,
-    urlencoded: false,
-    text: false,
-    multipart: false,
-    jsonLimit: MAX_BODY,
-    jsonStrict: true,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-  });
+  let parser: Promise<Middleware> | undefined;
+  const loadParser = (): Promise<Middleware> =>
+    (parser ??= import('koa-body').then(({ koaBody, HttpMethodEnum }) =>
+      koaBody({
+        json: true,
+        urlencoded: false,
+        text: false,
+        multipart: false,
+        jsonLimit: MAX_BODY,
+        jsonStrict: true,
+        parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      }),
+    ));
   return async (ctx, next) => {
     if (hasBody(ctx.req.headers) && !ctx.is('application/json')) {
       throw createError('unsupported_media_type', ctx.get('Content-Type') || '(none)');
     }
-    return parse(ctx, async () => {
+    const checked = async (): Promise<void> => {
       const depth = nestingDepth((ctx.request as { body?: unknown }).body, MAX_BODY_DEPTH);
       if (depth > MAX_BODY_DEPTH) {
         throw createError('invalid_request', `Request body is nested more than ${MAX_BODY_DEPTH} levels deep (arrays and objects inside each other); at most ${MAX_BODY_DEPTH} are allowed`);
       }
       await next();
-    });
+    };
+    if (!PARSED_METHODS.has(ctx.method)) return checked();
+    return (await loadParser())(ctx, checked);
   };
 }

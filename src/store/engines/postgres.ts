@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { SqlDatabase, SqlExecutor, SqlResult, SqlValue } from '../sql.js';
+import { PgvectorMissingError } from './errors.js';
 
 /** int8 as a JS number, as PGlite does: sizes and ids stay far below 2^53. */
 const INT8_OID = 20;
@@ -38,9 +39,7 @@ function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
   };
 }
 
-export class PgvectorMissingError extends Error {
-  override name = 'PgvectorMissingError';
-}
+export { PgvectorMissingError };
 
 /** Where the server is, without the password, for messages. */
 export function describeDatabaseUrl(url: string): string {

@@ -31,6 +31,8 @@ const TERMINAL_PUNCTUATION = /[.,;:!?]["')\]]?$/;
 
 /** Removes inline Markdown and HTML so that text reads as plain prose. */
 export function stripInlineMarkup(text: string): string {
+  // Every pattern below needs one of these characters: most prose has none, and the nine passes cost time.
+  if (!/[[<`*_~]/.test(text)) return text.replace(/\s+/g, ' ').trim();
   return text
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1') // images → alt text
     .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1') // links → link text

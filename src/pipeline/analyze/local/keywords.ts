@@ -9,6 +9,7 @@ import type { BackgroundFrequencies } from './background.js';
 import { backgroundFrequencies, estimatedRank, zipfOffset } from './background.js';
 import type { Sentence, Token } from './nlp.js';
 import { CODE_WORDS, GENERIC_WORDS } from './stopwords.js';
+import { memoizeBounded } from '../../../lib/bounded-memo.js';
 
 export interface KeywordOptions {
   /** Source code: no part-of-speech filter (tags are meaningless there), programming words are stop words. */
@@ -86,21 +87,30 @@ export function extractKeywords(
 function isCandidate(token: Token, code: boolean, background: BackgroundFrequencies): boolean {
   if (token.type !== 'word' || token.stopWord) return false;
   const word = token.lower;
-  if (word.length < 2 || word.length > 40 || !/^\p{L}/u.test(word) || !/^[\p{L}\p{N}][\p{L}\p{N}'’.-]*$/u.test(word)) return false;
-  if (/\d/.test(word) && (word.length < 3 || /^[0-9a-f]{8,}$/.test(word))) return false;
-  // At least two letters ("IL-6", "H1N1"), or one letter and two digits ("p53"): not "C-0", "10th", "2b".
-  const letters = word.match(/\p{L}/gu)?.length ?? 0;
-  if (letters < 2 && !/^\p{L}\d{2,}$/u.test(word)) return false;
-  if (/^\d+(st|nd|rd|th|s)$/.test(word)) return false;
-  if (word.includes('-') && word.split('-').every((part) => part.length <= 1)) return false; // a-z, x-y
+  if (!hasKeywordSpelling(word)) return false;
   if (word.length === 2 && token.value !== token.value.toUpperCase()) return false; // "AI" and "UV" yes, "mo" no
-  if (/['’]/.test(word) || word.endsWith('.')) return false; // contractions and abbreviations ("e.g.")
-  if (GENERIC_WORDS.has(word) || GENERIC_WORDS.has(token.lemma)) return false;
+  if (GENERIC_WORDS.has(token.lemma)) return false;
   if (code) return !CODE_WORDS.has(word) && !CODE_WORDS.has(token.lemma);
   if (!CONTENT_POS.has(token.pos)) return false;
   const rank = background.rank(word);
   return rank === undefined || rank > COMMON_RANK;
 }
+
+const SPELLING_CACHE_LIMIT = 200_000;
+/**
+ * Whether a lower-case word may be a keyword by its spelling alone. A dozen regular expressions a token were the
+ * analyzer's largest function of its own on the Debian documents; words repeat, so the answer is remembered.
+ */
+const hasKeywordSpelling = memoizeBounded((word: string): boolean => {
+  if (word.length < 2 || word.length > 40 || !/^\p{L}/u.test(word) || !/^[\p{L}\p{N}][\p{L}\p{N}'’.-]*$/u.test(word)) return false;
+  if (/\d/.test(word) && (word.length < 3 || /^[0-9a-f]{8,}$/.test(word))) return false;
+  // At least two letters ("IL-6", "H1N1"), or one letter and two digits ("p53"): not "C-0", "10th", "2b".
+  if (!/\p{L}.*\p{L}/u.test(word) && !/^\p{L}\d{2,}$/u.test(word)) return false;
+  if (/^\d+(st|nd|rd|th|s)$/.test(word)) return false;
+  if (word.includes('-') && word.split('-').every((part) => part.length <= 1)) return false; // a-z, x-y
+  if (/['’]/.test(word) || word.endsWith('.')) return false; // contractions and abbreviations ("e.g.")
+  return !GENERIC_WORDS.has(word);
+}, SPELLING_CACHE_LIMIT);
 
 /**
  * The most frequent spelling, in lower case unless the text capitalises it where capitals mean something

@@ -33,13 +33,10 @@ export type StoreArgs<R extends RepositoryName, M extends StoreMethod<R>> = Stor
 export type StoreResult<R extends RepositoryName, M extends StoreMethod<R>> = StoreApi[R][M] extends (...args: never[]) => infer T ? Awaited<T> : never;
 
 /**
- * Every method of every repository: what a client on another thread forwards (store/worker-client.ts) and what
- * the store worker dispatches to. `satisfies` makes a method missing here (or misspelt) a compile error.
- */
-/**
- * Every repository method, with its priority on the embedded engine (call-gate.ts): interactive calls are the ones a
- * person waits for (searches, the API's reads and edits); background calls are the indexing side's (file writes,
- * scans, queue persistence, index upkeep). Adding a method to a repository without listing it here fails to compile.
+ * Every repository method, with its priority on the embedded engine (call-gate.ts): what a client on another thread
+ * forwards (store/worker-client.ts) and what the store worker dispatches to. Interactive calls are the ones a person
+ * waits for (searches, the API's reads and edits); background calls are the indexing side's (file writes, scans,
+ * queue persistence, index upkeep). `satisfies` makes a method missing here (or misspelt) a compile error.
  */
 const I = 'interactive';
 const B = 'background';

@@ -9,12 +9,10 @@
  * to the system (glibc's own threshold climbs to 32 MB after the first large free, and those buffers then stay in
  * the arenas). README "Memory". `npm start` sets both the same way; elsewhere they are harmless.
  */
-import path from 'node:path';
 import { checkPrivileges, ConfigError, loadConfig, packageVersion } from './config.js';
 import { createLogger } from './logger.js';
 import { CliError, defineCommand, runProgram, type CliIo } from './cli/program.js';
 import { nonNegativeInt } from './lib/command-line.js';
-import { enableCompileCache } from './lib/compile-cache.js';
 
 /** Problems a user can fix get one clear line, not a stack trace. */
 function isUserFacing(err: unknown, known: readonly (abstract new (...args: never[]) => Error)[]): err is Error {
@@ -53,7 +51,6 @@ async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     config = loadConfig(env);
     checkPrivileges(config);
     const logger = createLogger(config.logLevel);
-    enableCompileCache(path.join(config.dataDir, 'compile-cache'));
     // The lock, the port and PGlite's thread first, from a module that loads in a few ms: the store's open (~0.8 s
     // on its thread) overlaps the loading of the rest of the service on this one instead of following it.
     const { beginService } = await import('./service-start.js');

@@ -26,7 +26,8 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 }
 
 /** The methods whose bodies are parsed; a body on any other (GET, HEAD) is never read, as before. */
-const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const PARSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const isParsedMethod = (method: string): boolean => (PARSED_METHODS as readonly string[]).includes(method);
 
 /**
  * JSON only: a body of any other type is a 415; malformed JSON a 400; over 1 MB a 413 (see errors.ts); nested
@@ -47,7 +48,7 @@ export function jsonBodyMiddleware(): Middleware {
         multipart: false,
         jsonLimit: MAX_BODY,
         jsonStrict: true,
-        parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+        parsedMethods: PARSED_METHODS.map((method) => HttpMethodEnum[method]),
       }),
     ));
   return async (ctx, next) => {
@@ -61,7 +62,7 @@ export function jsonBodyMiddleware(): Middleware {
       }
       await next();
     };
-    if (!PARSED_METHODS.has(ctx.method)) return checked();
+    if (!isParsedMethod(ctx.method)) return checked();
     return (await loadParser())(ctx, checked);
   };
 }

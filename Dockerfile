@@ -1,6 +1,8 @@
 # filesift service image. Build: docker build -t filesift .
-# Node 24, the LTS line (Node 20's support ended in April 2026); CI runs the suite on it too (.ci/run).
-FROM node:24-bookworm-slim AS build
+# Node 26, the active LTS line since October 2026; CI runs the suite on it too (.ci/run). Not Node 24: its V8
+# optimises one function of PGlite's WebAssembly with ~600 MB of working memory, a 930 MB peak at every start of
+# the embedded database (Node 20, 22 and 26: ~400 MB; docs/benchmarks/restart.md, stop 41).
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json .npmrc tsconfig.json ./
@@ -14,7 +16,7 @@ COPY web ./web
 # service reads only build/models.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
-FROM node:24-bookworm-slim
+FROM node:26-bookworm-slim
 WORKDIR /app
 # MALLOC_ARENA_MAX: glibc gives each busy thread its own malloc arena; two arenas cut peak RSS by ~130 MB while
 # indexing at the same CPU. MALLOC_MMAP_THRESHOLD_: allocations of 128 KB and more mapped on their own, returned

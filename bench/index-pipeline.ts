@@ -40,7 +40,7 @@ import { startService } from '../src/service.js';
 import { MINILM_L6, writeBertModelDir } from '../scripts/lib/bert-graph.js';
 import { sharedPath } from '../test/helpers/shared.js';
 import { batchesOf, runBare, type BareModel } from './lib/bare-model.js';
-import { listFiles } from './lib/bench-service.js';
+import { listFiles } from './lib/files.js';
 import { listOption, positiveInt, positiveIntList, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { spread, stageBreakdown, type Breakdown } from './lib/breakdown.js';
 import { readKnownUnder } from '../src/store/repositories/known-under.js';

@@ -9,11 +9,12 @@
  * 20 levels deep), ...), written to a temporary folder.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharedPath } from '../test/helpers/shared.js';
+import { listFiles } from './lib/files.js';
 import { positiveInt, readBenchArgs } from './lib/cli.js';
 import { TORTURE_FILES, writeTortureFiles } from '../test/helpers/torture-files.js';
 
@@ -53,14 +54,6 @@ interface Row {
   /** Share of the text's characters that are replacement or control characters: binary taken for text. */
   garbage: number;
   detail: string;
-}
-
-async function listFiles(root: string): Promise<string[]> {
-  const entries = await readdir(root, { withFileTypes: true, recursive: true });
-  return entries
-    .filter((e) => e.isFile() && e.name !== 'SOURCE.md')
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
 }
 
 // eslint-disable-next-line no-control-regex
@@ -116,7 +109,7 @@ if (hostile) {
 }
 try {
   const rows: Row[] = [];
-  for (const folder of folders) for (const file of await listFiles(folder)) rows.push(await runOne(file));
+  for (const folder of folders) for (const file of await listFiles(folder, (file) => path.basename(file) !== 'SOURCE.md')) rows.push(await runOne(file));
   const name = (r: Row) => (generated && r.file.startsWith(generated) ? `hostile/${path.basename(r.file)}` : path.relative(dir, r.file));
   console.log(`\n| file | size | outcome | format | chars | cut | time (s) | peak RSS (MB) | detail |`);
   console.log('|---|---|---|---|---|---|---|---|---|');

@@ -3,7 +3,7 @@
  * data directory (or a directory the caller keeps), or on a scratch database created on a PostgreSQL server and
  * dropped afterwards. Everything the benchmarks measure goes through its HTTP API.
  */
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type Service } from '../../src/service.js';
 import { createScratchDatabase } from '../../test/helpers/engines.js';
+import { directoryBytes } from './files.js';
 
 export interface BenchServiceOptions {
   /** PostgreSQL server URL: a scratch database is created on it (and dropped on close). Default: PGlite. */
@@ -117,24 +118,6 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<st
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
-}
-
-/** Regular files under `dir`, sorted by path (a corpus to index). */
-export async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
-}
-
-/** Bytes of every file under `dir` (an index directory: PGlite's files). */
-export async function directoryBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
-  }
-  return total;
 }
 
 export async function callJson<T>(base: string, method: string, route: string, body?: unknown): Promise<T> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { directoryBytes, indexDirectory, search, startBenchService, startDirectoryRun, type BenchService } from '../../../bench/lib/bench-service.js';
+import { indexDirectory, search, startBenchService, startDirectoryRun, type BenchService } from '../../../bench/lib/bench-service.js';
 import { expectRejection } from '../../helpers/assert.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
@@ -71,14 +71,3 @@ async function currentDatabases(): Promise<string[]> {
     await client.end();
   }
 }
-
-describe('directoryBytes', () => {
-  it('adds up the sizes of every file below a folder', async () => {
-    const tree = await tempTree({ 'x.bin': new Uint8Array(1000), 'd/e/y.bin': new Uint8Array(234) });
-    try {
-      expect(await directoryBytes(tree.root)).to.equal(1234);
-    } finally {
-      await tree.remove();
-    }
-  });
-});

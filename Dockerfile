@@ -39,4 +39,5 @@ EXPOSE 60534
 # Healthy only when the service answers and its database is reachable (GET /api/status/ is 200 either way).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "dist/src/cli.js", "health"]
-CMD ["node", "dist/src/cli.js", "serve"]
+# The main thread's young generation at 16 MB, as the filesift command's first line sets it (src/cli.ts).
+CMD ["node", "--max-semi-space-size=8", "dist/src/cli.js", "serve"]

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=8
 /**
  * The `filesift` command: `serve` starts the service (here, since it needs the composition root); every other
  * command talks to a running service (src/cli/). Bare `filesift` prints the help, never a second server.
@@ -7,7 +7,10 @@
  * arenas, since by default every busy thread gets its own and the service's dozen threads leave each one's freed
  * memory resident; and allocations of 128 KB and more mapped on their own, so that a freed file buffer goes back
  * to the system (glibc's own threshold climbs to 32 MB after the first large free, and those buffers then stay in
- * the arenas). README "Memory". `npm start` sets both the same way; elsewhere they are harmless.
+ * the arenas). And the main thread's young generation at 16 MB (the worker threads set theirs, store/thread.ts and
+ * pipeline/pool.ts): V8 sizes it for the machine, and newer ones let it grow to 64 MB (Node 26) or 128 MB (Node 24)
+ * of a thread that only routes messages (its heap at the bulk run's peak: 97–103 → 56–60 MB on Node 26, the same
+ * CPU). README "Memory". `npm start` and the Docker image set all three the same way; elsewhere they are harmless.
  */
 import { checkPrivileges, ConfigError, loadConfig, packageVersion } from './config.js';
 import { createLogger } from './logger.js';

@@ -79,7 +79,7 @@ describe('filesift CLI (a real process)', function () {
     expect(await second.exited).to.equal(0);
   });
 
-  it('as the filesift command, runs the service with its glibc malloc settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ from its first line)', async function () {
+  it('as the filesift command, runs the service with its glibc malloc settings and node flag (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, --max-semi-space-size from its first line)', async function () {
     if (process.platform !== 'linux') this.skip(); // /proc: the variable matters to glibc only
     await chmod(cli, 0o755); // what npm link / npm install -g do to a bin
     const port = await freePort();
@@ -90,6 +90,8 @@ describe('filesift CLI (a real process)', function () {
       const environ = (await readFile(`/proc/${r.child.pid}/environ`, 'utf8')).split('\0');
       expect(environ).to.include('MALLOC_ARENA_MAX=2');
       expect(environ).to.include('MALLOC_MMAP_THRESHOLD_=131072');
+      // ... and node's flag from the same line (the main thread's young generation).
+      expect((await readFile(`/proc/${r.child.pid}/cmdline`, 'utf8')).split('\0')).to.include('--max-semi-space-size=8');
       // Its program is node itself (its thread name is not: Node 24 names the main thread 'MainThread').
       expect(path.basename(await readlink(`/proc/${r.child.pid}/exe`))).to.match(/^node/);
     } finally {

@@ -81,11 +81,13 @@ describe('docker-compose deployment, run natively', function () {
     env.PORT = String(40000 + Math.floor(Math.random() * 20000));
     env.FILESIFT_MODEL_PULL = 'off'; // the test never reaches the model hub (compose's service does, by default)
     expect(env.HOST).to.equal('0.0.0.0');
-    // The image's own command (exec form: `CMD ["node", "dist/src/cli.js", "serve"]`), run from the checkout.
+    // The image's own command (exec form: `CMD ["node", NODE_FLAGS..., "dist/src/cli.js", "serve"]`), run from the
+    // checkout: its script's path taken from the repository, node's flags as they are.
     const command = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
     expect(command, 'the CMD of the runtime stage').to.be.an('array').with.length.above(1);
     expect(command![0]).to.equal('node');
-    const child = spawn(process.execPath, command!.slice(1).map((arg, i) => (i === 0 ? path.join(repoRoot, arg) : arg)), {
+    expect(command, 'the script the image runs').to.include('dist/src/cli.js');
+    const child = spawn(process.execPath, command!.slice(1).map((arg) => (arg === 'dist/src/cli.js' ? path.join(repoRoot, arg) : arg)), {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: 'ignore',
     });

@@ -1,7 +1,7 @@
 # filesift service image. Build: docker build -t filesift .
 # Node 26, the active LTS line since October 2026; CI runs the suite on it too (.ci/run). Not Node 24: its V8
-# optimises one function of PGlite's WebAssembly with ~600 MB of working memory, a 930 MB peak at every start of
-# the embedded database (Node 20, 22 and 26: ~400 MB; docs/benchmarks/restart.md, stop 41).
+# optimises one function of PGlite's WebAssembly with ~600 MB of working memory: a 930 MB peak at every start of
+# the embedded database, where Node 20 and 26 peak at ~400 MB (docs/benchmarks/restart.md, stop 41).
 FROM node:26-bookworm-slim AS build
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip

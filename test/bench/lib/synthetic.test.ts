@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { listFiles } from '../../../bench/lib/files.js';
 import { seededRandom, syntheticDocs, writeSyntheticTree } from '../../../bench/lib/synthetic.js';
 
 const SOURCES = ['alpha beta gamma delta epsilon zeta', 'one two three four five six seven eight'];
@@ -60,7 +61,7 @@ describe('writeSyntheticTree', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  const countFiles = async (dir: string) => (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).length;
+  const countFiles = async (dir: string) => (await listFiles(dir)).length;
 
   it('writes count files, 1,000 a folder, the marker outside the indexed folder', async () => {
     const tree = await writeSyntheticTree(root, SOURCES, 1500, 5);

@@ -8,7 +8,7 @@
  *   no-keywords   no graph, the keyword triggers off (files_keyword_insert / _update)
  *   no-chunks     no graph, no keyword triggers, no chunk rows: the files row and the transaction
  * CPU is this thread's (PGlite runs in it), measured with process.cpuUsage around the writes only.
- *   npm run bench:store -- PGLITE_DIR [--files N] [--gin as-built|direct|KB] [--whole] [--largest N]
+ *   npm run bench:store -- PGLITE_DIR [--files N] [--gin as-built|direct|KB] [--whole] [--largest N] [--tail N]
  * --whole writes each text's keyword index in one statement, as before store/keyword/slices.ts.
  * --gin sets how the positions' GIN index takes new entries: as built, they gather in a pending list of 1 MB
  * (sql/0017; PostgreSQL's default is 4 MB) merged into the index by the one write that fills it: that write is slow.
@@ -19,6 +19,10 @@
  * also carry a merge of the positions' GIN pending list) and its seal alone. A document's postings are written and
  * sealed whole, so these bound the longest calls that no slice size can shorten (docs/benchmarks/corpus.md, stop 38).
  * --whole and --gin apply to it as to the split.
+ * --tail N, instead of the split: what the keyword tail costs (docs/benchmarks/corpus.md, stop 42). The files are
+ * written without chunks and sealed 256 documents at a time, as upkeep seals a bulk run, in N rounds of variants
+ * alternated: as built; the tail's key replaced by a hash or a plain B-tree index on the lexeme; its rows inserted
+ * in lexeme order; and no tail at all (no tf, no rows, nothing to seal: the bound of keeping it in memory).
  * PGLITE_DIR: e.g. the `--keep` copy of `npm run bench:corpus`. It is copied before it is opened (PGlite writes
  * to the directory it opens).
  */
@@ -34,7 +38,7 @@ import { KEYWORD_SLICED_FROM_CHARS } from '../src/store/keyword/slices.js';
 import { nonNegativeInt, readBenchArgs } from './lib/cli.js';
 import { markdownTable } from './lib/search-bench.js';
 
-const { dir, files: fileLimit, gin, whole, largest } = readBenchArgs(
+const { dir, files: fileLimit, gin, whole, largest, tail } = readBenchArgs(
   {
     command: 'npm run bench:store --',
     about: "Splits the store thread's CPU per file by part (graph, keyword triggers, chunk rows, file row), replaying a kept index.",
@@ -54,13 +58,19 @@ const { dir, files: fileLimit, gin, whole, largest } = readBenchArgs(
         default: '0',
         description: 'instead of the split: the N documents with the most distinct lexemes, their longest write call and their seal alone',
       },
+      tail: {
+        type: 'string',
+        value: 'N',
+        default: '0',
+        description: "instead of the split: N rounds of the keyword tail's variants (as built, other indexes, no tail), written without chunks and sealed",
+      },
     },
   },
   ({ values, positional }) => {
     if (!positional || !existsSync(positional)) throw new Error(`PGLITE_DIR: no such directory: ${positional ?? '(none given)'}`);
     const gin = values.gin!;
     if (gin !== 'as-built' && gin !== 'direct' && !/^[1-9]\d*$/.test(gin)) throw new Error(`--gin: as-built, direct or a size in KB, not '${gin}'`);
-    return { dir: positional, files: nonNegativeInt('files', values.files), gin, whole: values.whole === true, largest: nonNegativeInt('largest', values.largest) };
+    return { dir: positional, files: nonNegativeInt('files', values.files), gin, whole: values.whole === true, largest: nonNegativeInt('largest', values.largest), tail: nonNegativeInt('tail', values.tail) };
   },
 );
 
@@ -69,7 +79,7 @@ const sourceDir = join(scratch, 'source');
 cpSync(dir, sourceDir, { recursive: true });
 
 async function loadWrites(): Promise<IndexedFileWrite[]> {
-  return loadKeptWrites(sourceDir, { limit: fileLimit, chunks: largest === 0 });
+  return loadKeptWrites(sourceDir, { limit: fileLimit, chunks: largest === 0 && tail === 0 });
 }
 
 type Variant = 'full' | 'no-graph' | 'no-keywords' | 'no-chunks';
@@ -214,6 +224,80 @@ async function printSplit(writes: IndexedFileWrite[]): Promise<void> {
   );
 }
 
+/** Marks the variant whose SQL is the database's publish function with its tail rows ordered by lexeme. */
+const ORDERED_PUBLISH = '(publish ordered by lexeme)';
+
+/** The database's filesift_keyword_publish, its tail rows inserted in lexeme order. */
+async function orderedPublish(db: PgliteDatabase): Promise<string> {
+  const { rows } = await db.query<{ def: string }>("SELECT pg_get_functiondef('filesift_keyword_publish'::regproc) AS def");
+  const def = rows[0]?.def ?? '';
+  const last = 'CROSS JOIN doc;';
+  if (!def.includes(last)) throw new Error(`filesift_keyword_publish no longer ends its INSERT with "${last}": update --tail's variant`);
+  return def.replace(last, 'CROSS JOIN doc ORDER BY tf.lexeme;');
+}
+
+/** The tail's variants (--tail): SQL run on a fresh database before the writes. */
+const TAIL_VARIANTS: Record<string, string> = {
+  'as built: key (lexeme, doc), B-tree on doc': '',
+  'a hash index on lexeme instead of the key':
+    'ALTER TABLE keyword_tail DROP CONSTRAINT keyword_tail_pkey; CREATE INDEX ON keyword_tail USING hash (lexeme)',
+  'a plain B-tree on lexeme instead of the key':
+    'ALTER TABLE keyword_tail DROP CONSTRAINT keyword_tail_pkey; CREATE INDEX ON keyword_tail (lexeme)',
+  // The database's own filesift_keyword_publish, its last INSERT ordered by lexeme (replayTail rewrites it).
+  "the tail's rows inserted in lexeme order": ORDERED_PUBLISH,
+  // A document of unit lengths and no postings: what a write costs without the tail (not a usable index).
+  'no tail at all (no tf, no rows, nothing to seal)': `CREATE OR REPLACE FUNCTION filesift_keyword_publish(file bigint) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO keyword_docs (file_id, len_a, len_b, len_c, len_d) VALUES (file, 1, 1, 1, 1);
+END
+$$`,
+};
+const TAIL_SEAL_EVERY = 256;
+
+/** One --tail variant: the writes (without chunks) and a seal of every TAIL_SEAL_EVERY documents, CPU ms a file. */
+async function replayTail(writes: IndexedFileWrite[], sql: string): Promise<{ perFile: number; sealPerFile: number }> {
+  const dataDir = join(scratch, 'tail');
+  const { db, store, files } = await openReplay(dataDir);
+  try {
+    if (sql) await db.exec(sql === ORDERED_PUBLISH ? await orderedPublish(db) : sql);
+    let sealMs = 0;
+    const start = process.cpuUsage();
+    for (let i = 0; i < writes.length; i++) {
+      await writeTimed(files, store.search, writes[i]!);
+      if ((i + 1) % TAIL_SEAL_EVERY === 0 || i === writes.length - 1) {
+        const sealStart = process.cpuUsage();
+        await store.search.sealKeywords(TAIL_SEAL_EVERY);
+        sealMs += cpuMs(sealStart);
+      }
+    }
+    return { perFile: cpuMs(start) / writes.length, sealPerFile: sealMs / writes.length };
+  } finally {
+    await db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function printTail(writes: IndexedFileWrite[], rounds: number): Promise<void> {
+  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+  console.log(`${writes.length} files from ${dir}, written without chunks, sealed ${TAIL_SEAL_EVERY} documents at a time; ${rounds} rounds; load ${load()}`);
+  const names = Object.keys(TAIL_VARIANTS);
+  const measured = new Map<string, { perFile: number; sealPerFile: number }[]>(names.map((name) => [name, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const name of names) {
+      const m = await replayTail(writes, TAIL_VARIANTS[name]!);
+      measured.get(name)!.push(m);
+      console.error(`  round ${round}, ${name}: ${m.perFile.toFixed(2)} CPU ms/file (sealing ${m.sealPerFile.toFixed(2)})`);
+    }
+  }
+  console.log(
+    markdownTable(
+      ['variant', ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}: CPU ms a file (of it sealing)`)],
+      names.map((name) => [name, ...measured.get(name)!.map((m) => `${m.perFile.toFixed(2)} (${m.sealPerFile.toFixed(2)})`)]),
+    ),
+  );
+  console.log(`load at the end ${load()}`);
+}
+
 async function printLargest(writes: IndexedFileWrite[]): Promise<void> {
   const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`${writes.length} files from ${dir}, written without chunks, then sealed one document a statement; load ${load()}`);
@@ -229,7 +313,8 @@ async function printLargest(writes: IndexedFileWrite[]): Promise<void> {
 
 try {
   const writes = await loadWrites();
-  if (largest > 0) await printLargest(writes);
+  if (tail > 0) await printTail(writes, tail);
+  else if (largest > 0) await printLargest(writes);
   else await printSplit(writes);
 } finally {
   rmSync(scratch, { recursive: true, force: true });

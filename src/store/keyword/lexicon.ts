@@ -14,7 +14,11 @@
  *   variants (oneEditVariants, here, then buildVariantsQuery)
  *     3. every one-edit variant of such a word (about 54 per letter), stemmed by the index's stemmer, kept when
  *        some file holds its lexeme;
- *     4. per word the variant whose lexeme the most files hold (ties: the same length as typed, then alphabetical).
+ *     4. per word the variant whose lexeme the most files hold (ties: the same length as typed, then alphabetical);
+ *     5. of that lexeme's variants, one written in a file that holds the lexeme goes first: a stem is shared by
+ *        misspellings ('microenviroment' is one edit from 'microenvironment' and from 'microenvironent', both
+ *        stemmed to microenviron), and the notice shows the word chosen. Only the spelling shown changes, never
+ *        the lexeme searched, so the answers are those of step 4.
  *
  * The variants are spelt out here, not in SQL: built with generate_series and substr() inside the statement they
  * cost PGlite ~2 ms a query with an unknown word (of ~7), and each was stemmed by to_tsvector(), whose parser
@@ -57,6 +61,10 @@ export const MAX_LENGTH = 32;
 const MAX_WORDS = 8;
 /** Files counted per suggestion at most: enough to rank suggestions, bounded for very common words. */
 const DF_CAP = 10_000;
+/** Files holding a lexeme whose text is looked at for a spelling of it (step 5), from the tail and from the blocks
+ * each, and how much of each text: bounds the check to a few regular-expression scans of 50 KB. */
+const SPELLING_FILES = 2;
+const SPELLING_CHARS = 50_000;
 /** Some posting holds the lexeme `column`: in the tail (recent documents) or in a sealed block (store/keyword/). */
 const held = (column: string): string =>
   `(EXISTS (SELECT 1 FROM keyword_tail x WHERE x.lexeme = ${column}) OR EXISTS (SELECT 1 FROM keyword_blocks x WHERE x.lexeme = ${column}))`;
@@ -130,10 +138,30 @@ held AS (
           + (SELECT coalesce(sum(b.n), 0) FROM (SELECT n FROM keyword_blocks x WHERE x.lexeme = s.lexeme LIMIT ${Math.ceil(DF_CAP / 128)}) AS b))::integer AS df
   FROM stemmed s
   WHERE ${held('s.lexeme')}
+),
+best AS (
+  SELECT DISTINCT ON (h.word) h.word, h.lexeme
+  FROM held h
+  ORDER BY h.word, h.df DESC, abs(char_length(h.variant) - char_length(h.word)), h.variant
+),
+spellings AS (
+  SELECT h.*, count(*) OVER (PARTITION BY h.word) AS n
+  FROM held h JOIN best b ON b.word = h.word AND b.lexeme = h.lexeme
 )
-SELECT DISTINCT ON (h.word) h.word, h.variant AS replacement, h.lexeme, h.df
-FROM held h
-ORDER BY h.word, h.df DESC, abs(char_length(h.variant) - char_length(h.word)), h.variant`;
+SELECT DISTINCT ON (s.word) s.word, s.variant AS replacement, s.lexeme, s.df
+FROM spellings s
+ORDER BY s.word,
+         -- Step 5, where the lexeme has more than one spelling among the variants (letters only: a pattern).
+         CASE WHEN s.n > 1 AND s.variant ~ '^[[:alpha:]]+$' THEN EXISTS (
+           SELECT 1
+           FROM ((SELECT x.doc FROM keyword_tail x WHERE x.lexeme = s.lexeme LIMIT ${SPELLING_FILES})
+                 UNION ALL
+                 (SELECT x.first_doc FROM keyword_blocks x WHERE x.lexeme = s.lexeme LIMIT ${SPELLING_FILES})) AS c (doc)
+           JOIN keyword_docs d ON d.doc = c.doc
+           JOIN files f ON f.id = d.file_id
+           WHERE (f.title || ' ' || f.filename || ' ' || left(f.content, ${SPELLING_CHARS})) ~* ('\\m' || s.variant)
+         ) ELSE false END DESC,
+         abs(char_length(s.variant) - char_length(s.word)), s.variant`;
   return { text: sql, params: params.values };
 }
 

@@ -392,6 +392,24 @@ forEachEngine('keyword search', (engine) => {
     expect(await corrections('password change')).to.deep.equal([]);
   });
 
+  it('shows the spelling that files hold when misspellings share its stem, sealed or in the tail', async () => {
+    // 'microenviroment' is one edit from 'microenvironment' (an n inserted) and from 'microenvironent' (m for n);
+    // both stem to the same lexeme, so step 4 alone chose the same-length one, a word no file holds.
+    const stems = await db.query<{ a: string[]; b: string[] }>(
+      `SELECT ts_lexize('${KEYWORD_STEMMER}', 'microenvironment') AS a, ts_lexize('${KEYWORD_STEMMER}', 'microenvironent') AS b`,
+    );
+    expect(stems.rows[0]!.a).to.deep.equal(stems.rows[0]!.b);
+    expect(oneEditVariants('microenviroment')).to.include.members(['microenvironment', 'microenvironent']);
+    await insertFiles(db, Array.from({ length: 3 }, (_, i) => file(`m${i}.txt`, { content: 'the tumour Microenvironments shape the response' })));
+    const shown = async (): Promise<string[][]> => (await findCorrections(db, 'microenviroment')).map((r) => [r.word, r.replacement]);
+    expect(await shown()).to.deep.equal([['microenviroment', 'microenvironment']]);
+    while ((await sealKeywordIndex(db, 2)).remaining > 0);
+    expect(await shown()).to.deep.equal([['microenviroment', 'microenvironment']]);
+    // A spelling no file writes: the rule before it decides (the same length as typed).
+    await db.query(`UPDATE files SET content = 'the tumour microenviron shapes the response'`);
+    expect(await shown()).to.deep.equal([['microenviroment', 'microenvironent']]);
+  });
+
   it(`corrects words of ${MIN_LENGTH} to ${MAX_LENGTH} letters only: a longer run of letters is taken as typed`, async () => {
     const corrections = (text: string): Promise<CorrectionRow[]> => findCorrections(db, text);
     // Words without a vowel: the stemmer leaves them whole. Each is held; the query types it one letter short.

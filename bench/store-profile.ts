@@ -23,6 +23,7 @@
  * written without chunks and sealed 256 documents at a time, as upkeep seals a bulk run, in N rounds of variants
  * alternated: as built; the tail's key replaced by a hash or a plain B-tree index on the lexeme; its rows inserted
  * in lexeme order; and no tail at all (no tf, no rows, nothing to seal: the bound of keeping it in memory).
+ * --whole and --gin apply to it too.
  * PGLITE_DIR: e.g. the `--keep` copy of `npm run bench:corpus`. It is copied before it is opened (PGlite writes
  * to the directory it opens).
  */

@@ -17,8 +17,9 @@
  *     4. per word the variant whose lexeme the most files hold (ties: the same length as typed, then alphabetical);
  *     5. of that lexeme's variants, one written in a file that holds the lexeme goes first: a stem is shared by
  *        misspellings ('microenviroment' is one edit from 'microenvironment' and from 'microenvironent', both
- *        stemmed to microenviron), and the notice shows the word chosen. Only the spelling shown changes, never
- *        the lexeme searched, so the answers are those of step 4.
+ *        stemmed to microenviron), and the notice shows the word chosen. The lexeme searched is step 4's, so
+ *        keyword answers are unchanged; a hybrid search embeds the query as now spelt (SciFact: 230 of 300
+ *        misspelt words shown as they were meant, against 222, the same nDCG@10 within 0.0002).
  *
  * The variants are spelt out here, not in SQL: built with generate_series and substr() inside the statement they
  * cost PGlite ~2 ms a query with an unknown word (of ~7), and each was stemmed by to_tsvector(), whose parser

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { eventually } from './helpers/assert.js';
 import { createScratchDatabase, testEngines, type ScratchDatabase } from './helpers/engines.js';
+import { imageCommand } from './helpers/dockerfile.js';
 import { repoRoot } from './helpers/shared.js';
 
 interface ComposeService {
@@ -83,7 +84,7 @@ describe('docker-compose deployment, run natively', function () {
     expect(env.HOST).to.equal('0.0.0.0');
     // The image's own command (exec form: `CMD ["node", NODE_FLAGS..., "dist/src/cli.js", "serve"]`), run from the
     // checkout: its script's path taken from the repository, node's flags as they are.
-    const command = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
+    const command = imageCommand(dockerfile);
     expect(command, 'the CMD of the runtime stage').to.be.an('array').with.length.above(1);
     expect(command![0]).to.equal('node');
     expect(command, 'the script the image runs').to.include('dist/src/cli.js');

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { imageCommand, imageEnv } from './helpers/dockerfile.js';
 import { repoRoot } from './helpers/shared.js';
 
 /**
@@ -38,10 +39,9 @@ describe('launch settings: the filesift command, npm start and the image agree',
     expect(shebang, "src/cli.ts's first line runs node through env -S").to.be.a('string');
     const start = (JSON.parse(pkg!) as { scripts: Record<string, string> }).scripts.start;
     expect(start, 'package.json has a start script').to.be.a('string');
-    // The image: the runtime stage (after the last FROM), its ENV block and its exec-form CMD.
-    const runtime = dockerfile!.slice(dockerfile!.lastIndexOf('\nFROM '));
-    const env = [...runtime.matchAll(/^ENV ((?:[^\n]*\\\n)*[^\n]*)$/gm)].flatMap((m) => m[1]!.replace(/\\\n/g, ' ').trim().split(/\s+/));
-    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime)?.[1] ?? 'null') as string[] | null;
+    // The image: its runtime stage's ENV block and exec-form CMD.
+    const env = imageEnv(dockerfile!);
+    const cmd = imageCommand(dockerfile!);
     expect(cmd, "the runtime stage's CMD").to.be.an('array');
     sources = {
       command: fromWords(shebang!.split(/\s+/), '(script)'),

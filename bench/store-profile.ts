@@ -225,6 +225,9 @@ async function printSplit(writes: IndexedFileWrite[]): Promise<void> {
   );
 }
 
+/** The load average, for the tables' first and last lines. */
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+
 /** Marks the variant whose SQL is the database's publish function with its tail rows ordered by lexeme. */
 const ORDERED_PUBLISH = '(publish ordered by lexeme)';
 
@@ -279,7 +282,6 @@ async function replayTail(writes: IndexedFileWrite[], sql: string): Promise<{ pe
 }
 
 async function printTail(writes: IndexedFileWrite[], rounds: number): Promise<void> {
-  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`${writes.length} files from ${dir}, written without chunks, sealed ${TAIL_SEAL_EVERY} documents at a time; ${rounds} rounds; load ${load()}`);
   const names = Object.keys(TAIL_VARIANTS);
   const measured = new Map<string, { perFile: number; sealPerFile: number }[]>(names.map((name) => [name, []]));
@@ -300,7 +302,6 @@ async function printTail(writes: IndexedFileWrite[], rounds: number): Promise<vo
 }
 
 async function printLargest(writes: IndexedFileWrite[]): Promise<void> {
-  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`${writes.length} files from ${dir}, written without chunks, then sealed one document a statement; load ${load()}`);
   const rows = await largestDocuments(writes);
   console.log(

@@ -79,12 +79,12 @@ export function scorePostings(
   bytes: Uint8Array | null,
   weights: Fields,
   score: (tf: number, dl: number) => number,
-  arena?: PostingArena,
 ): ScoredPostings {
   if (!bytes || bytes.byteLength === 0) return NO_POSTINGS;
   const v = view(bytes);
   const count = wholeRecords(bytes, POSTING_BYTES, 'postings');
-  const { docs, scores } = arena ? arena.take(count) : { docs: new Int32Array(count), scores: new Float64Array(count) };
+  const docs = new Int32Array(count);
+  const scores = new Float64Array(count);
   const [wa, wb, wc, wd] = weights;
   let kept = 0;
   for (let i = 0, at = 0; i < count; i++, at += POSTING_BYTES) {
@@ -95,56 +95,4 @@ export function scorePostings(
     scores[kept++] = score(tf, dl);
   }
   return kept === count ? { docs, scores } : { docs: docs.subarray(0, kept), scores: scores.subarray(0, kept) };
-}
-
-/**
- * Room for a search's decoded postings, written end to end and handed out as views, kept between searches: new
- * typed arrays for every word's postings (1 MB a search at 100k files, 10 at a million) are memory outside the
- * heap, which counts towards the store thread's small heap limit and made it collect in full every few searches
- * (bench:search-profile with --trace-gc; taat.ts keeps its sums the same way). lease() lends the spare to one
- * search at a time (another one meanwhile, as on the PostgreSQL engine, gets its own); release() takes it back,
- * after which the views it handed out must no longer be read.
- */
-export class PostingArena {
-  #docs: Int32Array;
-  #scores: Float64Array;
-  #used = 0;
-
-  private constructor(size: number) {
-    this.#docs = new Int32Array(size);
-    this.#scores = new Float64Array(size);
-  }
-
-  static #spare: PostingArena | null = null;
-  /** Postings an arena keeps room for between searches at most (a rare huge search does not pin its arrays). */
-  static readonly KEPT = 2_000_000;
-
-  static lease(): PostingArena {
-    const arena = PostingArena.#spare ?? new PostingArena(1 << 16);
-    PostingArena.#spare = null;
-    return arena;
-  }
-
-  release(): void {
-    this.#used = 0;
-    if (this.#docs.length <= PostingArena.KEPT) PostingArena.#spare = this;
-  }
-
-  /** Makes room for `count` more postings in one piece (a search's whole reply: its arrays grow once). */
-  reserve(count: number): void {
-    if (this.#used + count <= this.#docs.length) return;
-    // New arrays: the views handed out so far keep the old ones.
-    const size = Math.max(Math.ceil(this.#docs.length * 1.5), Math.ceil(count * 1.25));
-    this.#docs = new Int32Array(size);
-    this.#scores = new Float64Array(size);
-    this.#used = 0;
-  }
-
-  /** Views on room for `count` postings. */
-  take(count: number): ScoredPostings {
-    this.reserve(count);
-    const at = this.#used;
-    this.#used += count;
-    return { docs: this.#docs.subarray(at, at + count), scores: this.#scores.subarray(at, at + count) };
-  }
 }

@@ -7,7 +7,7 @@ import type { CandidateFilters } from '../queries/filters.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
 import { decodeFloat8, decodeText } from '../binary.js';
-import { decodeBlockBounds, decodeDocs, PostingArena, POSTING_BYTES, scorePostings, type Fields, type ScoredPostings } from './layout.js';
+import { decodeBlockBounds, decodeDocs, scorePostings, type Fields, type ScoredPostings } from './layout.js';
 import {
   buildAdmitStatement,
   buildBlocksStatement,
@@ -25,7 +25,7 @@ import {
 } from './query.js';
 import { listCandidates } from './candidates.js';
 import { blockMaxTopK, type EvalTerm, type TopKOptions, type TopKResult, type TopKStats } from './top-k.js';
-import { termAtATimeTopK } from './taat.js';
+import { sumPostings, termAtATimeTopK, type Sums, type TermPostings } from './taat.js';
 
 export interface KeywordSearchResult {
   hits: KeywordHitRow[];
@@ -75,43 +75,47 @@ async function loadTerms(tx: SqlExecutor, query: ParsedQuery, settings: KeywordR
   return { terms, dead };
 }
 
-/** Every posting of the query's words, scored, per word in the query's order (term at a time: taat.ts). */
-async function loadPostings(
+/**
+ * Every posting of the query's words summed into per-document scores (term at a time: taat.ts), read in one
+ * statement and summed inside its reader (the reply's bytes are not kept). The postings of `wanted` words (the
+ * words of phrases the postings settle) are decoded too, for holdingAll.
+ */
+async function loadSums(
   tx: SqlExecutor,
   query: ParsedQuery,
   settings: KeywordRankingSettings,
-  arena: PostingArena,
-): Promise<{ postings: ScoredPostings[][]; lexemes: string[]; dead: Set<number> }> {
+  wanted: ReadonlySet<string>,
+): Promise<{ sums: Sums; postings: Map<string, ScoredPostings[]> }> {
   const statement = buildTermsStatement(query.rankText, settings, 'postings', tx.bytesColumn);
   const weights = fieldWeightList(settings);
   const dead = new Set<number>();
-  const lexemes: string[] = [];
-  // Decoded (copied into typed arrays) inside the reader: the reply's bytes are not kept.
-  const postings = await tx.readBytes(statement.text, statement.params, (rows) => {
-    arena.reserve(rows.reduce((n, [, , , , blocks, , tail]) => n + ((blocks?.byteLength ?? 0) + (tail?.byteLength ?? 0)) / POSTING_BYTES, 0));
-    return rows.map(([lexeme, weight, c1, c2, blocks, deadDocs, tail]) => {
-      lexemes.push(decodeText(lexeme!));
-      const score = scorer(decodeFloat8(weight!), decodeFloat8(c1!), decodeFloat8(c2!));
+  const postings = new Map<string, ScoredPostings[]>();
+  const sums = await tx.readBytes(statement.text, statement.params, (rows) => {
+    const terms = rows.map(([lexeme, weight, c1, c2, blocks, deadDocs, tail]): TermPostings => {
       for (const doc of decodeDocs(deadDocs!)) dead.add(doc);
-      return [scorePostings(blocks!, weights, score, arena), scorePostings(tail!, weights, score, arena)];
+      const term = { lists: [blocks!, tail!], weight: decodeFloat8(weight!), c1: decodeFloat8(c1!), c2: decodeFloat8(c2!) };
+      const word = decodeText(lexeme!);
+      if (wanted.has(word)) {
+        const score = scorer(term.weight, term.c1, term.c2);
+        postings.set(word, term.lists.map((bytes) => scorePostings(bytes, weights, score)));
+      }
+      return term;
     });
+    return sumPostings(terms, weights, dead);
   });
-  return { postings, lexemes, dead };
+  return { sums, postings };
 }
 
 /**
  * The documents of `within` (all, when undefined) holding every one of `words`, from the postings of the query's
- * words (`lexemes`, in the order of `postings`): a word the query's postings lack is held by no document.
+ * words by lexeme: a word the query's postings lack is held by no document.
  */
-function holdingAll(words: readonly string[], lexemes: readonly string[], postings: readonly ScoredPostings[][], within: Set<number> | undefined): Set<number> {
+function holdingAll(words: readonly string[], postings: ReadonlyMap<string, ScoredPostings[]>, within: Set<number> | undefined): Set<number> {
   let out = within;
   for (const word of words) {
-    const at = lexemes.indexOf(word);
     const holding = new Set<number>();
-    if (at >= 0) {
-      for (const { docs } of postings[at]!) {
-        for (let i = 0; i < docs.length; i++) if (out === undefined || out.has(docs[i]!)) holding.add(docs[i]!);
-      }
+    for (const { docs } of postings.get(word) ?? []) {
+      for (let i = 0; i < docs.length; i++) if (out === undefined || out.has(docs[i]!)) holding.add(docs[i]!);
     }
     out = holding;
   }
@@ -176,18 +180,11 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
     /** Exact scores of documents the top k may have left out (0 for one holding none of the words): named files, alsoIds. */
     let exactScores: (docs: readonly number[]) => Promise<Map<number, number>>;
     if (evaluator === 'term-at-a-time') {
-      const arena = PostingArena.lease();
-      let taat: Awaited<ReturnType<typeof termAtATimeTopK>>;
-      try {
-        const { postings, lexemes, dead } = await loadPostings(tx, query, settings, arena);
-        if (byPostings) {
-          for (const words of listing.lexemes) within = holdingAll(words, lexemes, postings, within);
-        }
-        const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
-        taat = await termAtATimeTopK(postings, dead, k, check, [...namedDocs, ...alsoDocs.keys()], within);
-      } finally {
-        arena.release(); // the postings are summed: their views are not read again
-      }
+      const phraseWords = byPostings ? listing.lexemes : [];
+      const { sums, postings } = await loadSums(tx, query, settings, new Set(phraseWords.flat()));
+      for (const words of phraseWords) within = holdingAll(words, postings, within);
+      const namedDocs = [...named.values()].map((entry) => entry.doc).filter((doc) => doc >= 0);
+      const taat = await termAtATimeTopK(sums, k, check, [...namedDocs, ...alsoDocs.keys()], within);
       result = taat;
       exactScores = async () => taat.also; // every score was at hand
     } else {

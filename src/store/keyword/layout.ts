@@ -71,9 +71,26 @@ export interface ScoredPostings {
 export const NO_POSTINGS: ScoredPostings = { docs: new Int32Array(0), scores: new Float64Array(0) };
 
 /**
- * Decodes and scores postings records. The weighted sums are computed in one fixed order of operations
- * (((wa·tf_a + wb·tf_b) + wc·tf_c) + wd·tf_d), so a posting's score is always the same double. A posting whose
- * weighted tf is 0 (its only matches are in fields weighted 0) is no match at all and is left out.
+ * The weighted tf of the posting record at `at`, in one fixed order of operations (((wa·tf_a + wb·tf_b) + wc·tf_c)
+ * + wd·tf_d): every reader of records sums them so, and a posting's score is always the same double. 0: its only
+ * matches are in fields weighted 0, so it is no match at all.
+ */
+export function recordTf(v: DataView, at: number, w: Fields): number {
+  return w[0] * v.getInt16(at + 4) + w[1] * v.getInt16(at + 6) + w[2] * v.getInt16(at + 8) + w[3] * v.getInt16(at + 10);
+}
+
+/** The weighted length of the posting record at `at`'s document, in the same order of operations as recordTf. */
+export function recordLength(v: DataView, at: number, w: Fields): number {
+  return w[0] * v.getInt16(at + 12) + w[1] * v.getInt16(at + 14) + w[2] * v.getInt16(at + 16) + w[3] * v.getInt32(at + 18);
+}
+
+/** A posting's contribution: weight · tf / (tf + c1 + c2 · dl), in the order of operations of query.ts's formula. */
+export function contribution(weight: number, c1: number, c2: number, tf: number, dl: number): number {
+  return (weight * tf) / (tf + c1 + c2 * dl);
+}
+
+/**
+ * Decodes and scores postings records (recordTf, recordLength). A posting whose weighted tf is 0 is left out.
  */
 export function scorePostings(
   bytes: Uint8Array | null,
@@ -85,14 +102,12 @@ export function scorePostings(
   const count = wholeRecords(bytes, POSTING_BYTES, 'postings');
   const docs = new Int32Array(count);
   const scores = new Float64Array(count);
-  const [wa, wb, wc, wd] = weights;
   let kept = 0;
   for (let i = 0, at = 0; i < count; i++, at += POSTING_BYTES) {
-    const tf = wa * v.getInt16(at + 4) + wb * v.getInt16(at + 6) + wc * v.getInt16(at + 8) + wd * v.getInt16(at + 10);
+    const tf = recordTf(v, at, weights);
     if (tf === 0) continue;
-    const dl = wa * v.getInt16(at + 12) + wb * v.getInt16(at + 14) + wc * v.getInt16(at + 16) + wd * v.getInt32(at + 18);
     docs[kept] = v.getInt32(at);
-    scores[kept++] = score(tf, dl);
+    scores[kept++] = score(tf, recordLength(v, at, weights));
   }
   return kept === count ? { docs, scores } : { docs: docs.subarray(0, kept), scores: scores.subarray(0, kept) };
 }

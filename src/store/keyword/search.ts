@@ -7,7 +7,7 @@ import type { CandidateFilters } from '../queries/filters.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
 import { decodeFloat8, decodeText } from '../binary.js';
-import { decodeBlockBounds, decodeDocs, scorePostings, type Fields, type ScoredPostings } from './layout.js';
+import { contribution, decodeBlockBounds, decodeDocs, scorePostings, type Fields, type ScoredPostings } from './layout.js';
 import {
   buildAdmitStatement,
   buildBlocksStatement,
@@ -43,9 +43,9 @@ interface Term extends EvalTerm {
   score: (tf: number, dl: number) => number;
 }
 
-/** A posting's contribution: weight · tf / (tf + c1 + c2 · dl), in the order of operations of query.ts's formula. */
+/** A term's contribution of a posting, from its weighted tf and length (layout.ts, contribution). */
 export function scorer(weight: number, c1: number, c2: number): (tf: number, dl: number) => number {
-  return (tf, dl) => (weight * tf) / (tf + c1 + c2 * dl);
+  return (tf, dl) => contribution(weight, c1, c2, tf, dl);
 }
 
 /** The bound of a block: its largest weighted tf over its smallest weighted length (the score grows with tf, falls with dl). */

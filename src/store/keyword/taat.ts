@@ -11,13 +11,13 @@
  * CPU ms decoded into typed arrays and then summed, 1.6–1.8 summed from the bytes (the SciFact test queries' own
  * postings, alternated; the floor, reading only each document and adding 1, is 1.0).
  *
- * Exactness: a posting's contribution is computed as scorePostings computes it (layout.ts: the same weighted sums
- * in the same order, then weight·tf / (tf + c1 + c2·dl) as search.ts's scorer), and the words are added in the
+ * Exactness: a posting's contribution is computed by the functions scorePostings and search.ts's scorer use
+ * (layout.ts: recordTf, recordLength, contribution), and the words are added in the
  * query's own order, skipping the ones a document lacks, which is the same sequence of additions as top-k.ts's
  * sum (adding 0 leaves a double unchanged): the scores are the same doubles and the ranking the same.
  */
 import { view } from '../binary.js';
-import { POSTING_BYTES, type Fields } from './layout.js';
+import { contribution, POSTING_BYTES, recordLength, recordTf, type Fields } from './layout.js';
 import { LargestK, type TopKResult, type TopKStats } from './top-k.js';
 
 /** Documents sent to admit() first, per result asked: most filters let most of the best through. */
@@ -61,7 +61,6 @@ export function sumPostings(terms: readonly TermPostings[], weights: Fields, dea
 
   const scratch = lease(maxDoc + 1, stats.postingsRead);
   const { acc, marks, touched } = scratch;
-  const [wa, wb, wc, wd] = weights;
   // A dead document's sealed postings are stale: it never scores. (A tail holds live documents only.)
   for (const doc of dead) if (doc <= maxDoc) marks[doc] = DEAD;
   let count = 0;
@@ -71,8 +70,8 @@ export function sumPostings(terms: readonly TermPostings[], weights: Fields, dea
       const v = view(bytes);
       const end = bytes.byteLength;
       for (let at = 0; at < end; at += POSTING_BYTES) {
-        // layout.ts's scorePostings, in the same order of operations: a posting with no weighted match is none.
-        const tf = wa * v.getInt16(at + 4) + wb * v.getInt16(at + 6) + wc * v.getInt16(at + 8) + wd * v.getInt16(at + 10);
+        // As scorePostings reads a record: a posting with no weighted match is none.
+        const tf = recordTf(v, at, weights);
         if (tf === 0) continue;
         const doc = v.getInt32(at);
         const mark = marks[doc]!;
@@ -81,8 +80,7 @@ export function sumPostings(terms: readonly TermPostings[], weights: Fields, dea
           marks[doc] = SEEN;
           touched[count++] = doc;
         }
-        const dl = wa * v.getInt16(at + 12) + wb * v.getInt16(at + 14) + wc * v.getInt16(at + 16) + wd * v.getInt32(at + 18);
-        acc[doc] = acc[doc]! + (weight * tf) / (tf + c1 + c2 * dl);
+        acc[doc] = acc[doc]! + contribution(weight, c1, c2, tf, recordLength(v, at, weights));
       }
     }
   }

@@ -8,22 +8,19 @@
  *   no-keywords   no graph, the keyword triggers off (files_keyword_insert / _update)
  *   no-chunks     no graph, no keyword triggers, no chunk rows: the files row and the transaction
  * CPU is this thread's (PGlite runs in it), measured with process.cpuUsage around the writes only.
- *   npm run bench:store -- PGLITE_DIR [--files N] [--gin as-built|direct|KB] [--whole] [--largest N] [--tail N]
+ *   npm run bench:store -- PGLITE_DIR [--files N] [--whole] [--largest N] [--tail N]
  * --whole writes each text's keyword index in one statement, as before store/keyword/slices.ts.
- * --gin sets how the positions' GIN index takes new entries: as built, they gather in a pending list of 1 MB
- * (sql/0017; PostgreSQL's default is 4 MB) merged into the index by the one write that fills it: that write is slow.
  * --largest N, instead of the split: the N documents with the most distinct lexemes, whose postings make the longest
  * store calls. The files are written without chunks (their keyword index as the indexer writes it, a long text in
  * slices), then sealed one document a statement; for each of them its distinct lexemes (one tail row, then one
- * posting each), its longest write call (a long text's last call writes all its tail rows; a short file's write can
- * also carry a merge of the positions' GIN pending list) and its seal alone. A document's postings are written and
+ * posting each), its longest write call (a long text's last call writes all its tail rows) and its seal alone. A document's postings are written and
  * sealed whole, so these bound the longest calls that no slice size can shorten (docs/benchmarks/corpus.md, stop 38).
- * --whole and --gin apply to it as to the split.
+ * --whole applies to it as to the split.
  * --tail N, instead of the split: what the keyword tail costs (docs/benchmarks/corpus.md, stop 42). The files are
  * written without chunks and sealed 256 documents at a time, as upkeep seals a bulk run, in N rounds of variants
  * alternated: as built; the tail's key replaced by a hash or a plain B-tree index on the lexeme; its rows inserted
  * in lexeme order; and no tail at all (no tf, no rows, nothing to seal: the bound of keeping it in memory).
- * --whole and --gin apply to it too.
+ * --whole applies to it too.
  * PGLITE_DIR: e.g. the `--keep` copy of `npm run bench:corpus`. It is copied before it is opened (PGlite writes
  * to the directory it opens).
  */
@@ -39,19 +36,13 @@ import { KEYWORD_SLICED_FROM_CHARS } from '../src/store/keyword/slices.js';
 import { nonNegativeInt, readBenchArgs } from './lib/cli.js';
 import { markdownTable } from './lib/search-bench.js';
 
-const { dir, files: fileLimit, gin, whole, largest, tail } = readBenchArgs(
+const { dir, files: fileLimit, whole, largest, tail } = readBenchArgs(
   {
     command: 'npm run bench:store --',
     about: "Splits the store thread's CPU per file by part (graph, keyword triggers, chunk rows, file row), replaying a kept index.",
     positional: { name: 'PGLITE_DIR', description: 'a PGlite data directory (e.g. bench:corpus --keep); copied first' },
     options: {
       files: { type: 'string', value: 'N', default: '0', description: 'replay only the first N indexed files (0: all)' },
-      gin: {
-        type: 'string',
-        value: 'MODE',
-        default: 'as-built',
-        description: "the positions' GIN index (file_segments_tsv_idx): as-built, direct (fastupdate off) or a pending list of KB (e.g. 512)",
-      },
       whole: { type: 'boolean', description: "write each text's keyword index in one statement, as before it was sliced (store/keyword/slices.ts)" },
       largest: {
         type: 'string',
@@ -69,9 +60,7 @@ const { dir, files: fileLimit, gin, whole, largest, tail } = readBenchArgs(
   },
   ({ values, positional }) => {
     if (!positional || !existsSync(positional)) throw new Error(`PGLITE_DIR: no such directory: ${positional ?? '(none given)'}`);
-    const gin = values.gin!;
-    if (gin !== 'as-built' && gin !== 'direct' && !/^[1-9]\d*$/.test(gin)) throw new Error(`--gin: as-built, direct or a size in KB, not '${gin}'`);
-    return { dir: positional, files: nonNegativeInt('files', values.files), gin, whole: values.whole === true, largest: nonNegativeInt('largest', values.largest), tail: nonNegativeInt('tail', values.tail) };
+    return { dir: positional, files: nonNegativeInt('files', values.files), whole: values.whole === true, largest: nonNegativeInt('largest', values.largest), tail: nonNegativeInt('tail', values.tail) };
   },
 );
 
@@ -99,15 +88,10 @@ const cpuMs = (since: NodeJS.CpuUsage): number => {
   return (u.user + u.system) / 1000;
 };
 
-/**
- * A fresh database under the scratch directory, its store, and the files repository and positions' GIN index the
- * options ask for (--whole, --gin).
- */
+/** A fresh database under the scratch directory, its store, and the files repository --whole asks for. */
 async function openReplay(dataDir: string): Promise<{ db: PgliteDatabase; store: StoreApi; files: FilesRepository }> {
   const db = await openPglite(dataDir);
   const store = await openStore(db);
-  if (gin === 'direct') await db.exec('ALTER INDEX file_segments_tsv_idx SET (fastupdate = off)');
-  else if (gin !== 'as-built') await db.exec(`ALTER INDEX file_segments_tsv_idx SET (fastupdate = on, gin_pending_list_limit = ${Number(gin)})`);
   return { db, store, files: whole ? createFilesRepository(db, { keywordSlicePieces: 0 }) : store.files };
 }
 
@@ -200,7 +184,7 @@ async function largestDocuments(writes: IndexedFileWrite[]): Promise<LargeDocume
 /** The split: one replay per variant, each with one more part switched off; the differences per file. */
 async function printSplit(writes: IndexedFileWrite[]): Promise<void> {
   const vectors = writes.reduce((n, w) => n + w.chunks.length, 0);
-  console.log(`${writes.length} files, ${vectors} chunk vectors (${(vectors / writes.length).toFixed(1)} a file), from ${dir}; positions' GIN index: ${gin}; keyword index ${whole ? 'in one statement' : 'in slices'}`);
+  console.log(`${writes.length} files, ${vectors} chunk vectors (${(vectors / writes.length).toFixed(1)} a file), from ${dir}; keyword index ${whole ? 'in one statement' : 'in slices'}`);
   const results: Measured[] = [];
   for (const variant of ['full', 'no-graph', 'no-keywords', 'no-chunks'] as const) {
     results.push(await replay(writes, variant));

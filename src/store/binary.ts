@@ -16,6 +16,12 @@ export function decodeFloat8(bytes: Uint8Array | null): number {
   return view(bytes).getFloat64(0);
 }
 
+/** An int4 as int4send wrote it. */
+export function decodeInt4(bytes: Uint8Array | null): number {
+  if (!bytes || bytes.byteLength !== 4) throw new Error('expected a 4-byte int4');
+  return view(bytes).getInt32(0);
+}
+
 /** An int8 as int8send wrote it. */
 export function decodeInt8(bytes: Uint8Array | null): number {
   if (!bytes || bytes.byteLength !== 8) throw new Error('expected an 8-byte int8');

@@ -89,6 +89,26 @@ export function contribution(weight: number, c1: number, c2: number, tf: number,
   return (weight * tf) / (tf + c1 + c2 * dl);
 }
 
+/** Which documents hold a lexeme, and in which fields: bit i of `fields` is set where the posting's tf_i > 0 (a, b, c, d). */
+export interface FieldPostings {
+  docs: Int32Array;
+  fields: Uint8Array;
+}
+
+/** Postings records' document ordinals and field bits (FieldPostings), in stored order. */
+export function fieldPostings(bytes: Uint8Array | null): FieldPostings {
+  if (!bytes) return { docs: new Int32Array(0), fields: new Uint8Array(0) };
+  const v = view(bytes);
+  const count = wholeRecords(bytes, POSTING_BYTES, 'postings');
+  const docs = new Int32Array(count);
+  const fields = new Uint8Array(count);
+  for (let i = 0, at = 0; i < count; i++, at += POSTING_BYTES) {
+    docs[i] = v.getInt32(at);
+    fields[i] = (v.getInt16(at + 4) > 0 ? 1 : 0) | (v.getInt16(at + 6) > 0 ? 2 : 0) | (v.getInt16(at + 8) > 0 ? 4 : 0) | (v.getInt16(at + 10) > 0 ? 8 : 0);
+  }
+  return { docs, fields };
+}
+
 /**
  * Decodes and scores postings records (recordTf, recordLength). A posting whose weighted tf is 0 is left out.
  */

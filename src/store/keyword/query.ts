@@ -90,9 +90,9 @@ export interface CandidateListing {
   /** The phrases too common to list: still checked on each candidate's segments. */
   unlisted: string[];
   /**
-   * Each unlisted phrase's words as the index holds them (stemmed, stop words left out), in the order of
-   * `unlisted`: a file holding the phrase holds each of them, so the keyword side narrows its candidates by their
-   * postings, and a phrase of one word needs no other check.
+   * Each unlisted phrase's words as the index holds them (stemmed, stop words left out, a repeated word as often as
+   * it is repeated), in the order of `unlisted`: a file holding the phrase holds each of them, so the keyword side
+   * narrows its candidates by their postings, and a phrase of one word needs no other check ("bye bye" does).
    */
   lexemes: string[][];
 }
@@ -174,7 +174,7 @@ const BLOCK_BOUND_RECORD =
   ' || int2send(b.max_tf_a) || int2send(b.max_tf_b) || int2send(b.max_tf_c) || int2send(b.max_tf_d)' +
   ' || int2send(b.min_len_a) || int2send(b.min_len_b) || int2send(b.min_len_c) || int4send(b.min_len_d)';
 /** A posting record of the tail, as the seal function writes them into blocks (layout.ts). */
-const TAIL_POSTING_RECORD =
+export const TAIL_POSTING_RECORD =
   'int4send(t.doc::integer) || int2send(t.tf_a) || int2send(t.tf_b) || int2send(t.tf_c) || int2send(t.tf_d)' +
   ' || int2send(t.len_a) || int2send(t.len_b) || int2send(t.len_c) || int4send(t.len_d)';
 

@@ -130,7 +130,7 @@ function holdingAll(words: readonly string[], postings: ReadonlyMap<string, Scor
  */
 export interface KeywordEvaluation extends TopKOptions {
   evaluator?: 'term-at-a-time' | 'block-max';
-  /** Rows read per phrase, and for the filters, before they count as common (candidates.ts; tests set it). */
+  /** Documents a phrase's words share, and files passing the filters, before they count as common (candidates.ts; tests set it). */
   listLimit?: number;
 }
 

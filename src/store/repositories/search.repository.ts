@@ -23,7 +23,7 @@ export interface SemanticSearch {
   dimension: number;
   /** Files to return (best chunk per file). */
   limit: number;
-  /** Rows read per phrase, and for the filters, before they count as common (keyword/candidates.ts; tests set it). */
+  /** Documents a phrase's words share, and files passing the filters, before they count as common (keyword/candidates.ts; tests set it). */
   listLimit?: number;
   /** The search's candidates as candidates() listed them for both sides; listed here when not given. */
   listing?: CandidateListing;
@@ -162,8 +162,8 @@ const SNIPPET_SOURCE_CHARS = 20_000;
  * A sample of 300 × the statistics target rows, read page by page: at the default target (100) ANALYZE of files took
  * 0.5–1 s of PGlite's thread at 100k files (searches wait behind it); at 30 it takes ~0.15 s. At 100k files on a
  * slower, loaded machine, target 30 → 10 (three runs each, ms): keyword_blocks 252–281 → 41–68, chunks 153–312 →
- * 58–65, file_segments 345–722 → 86–141 (its tsvectors' lexeme statistics, which no plan uses: phrases are
- * listed through the GIN index with sequential scans off), files 422–1,074 → 68–109 (kept at 30, above).
+ * 58–65, file_segments 345–722 → 86–141 (its tsvectors' lexeme statistics, which no plan uses: segments are
+ * read by key), files 422–1,074 → 68–109 (kept at 30, above).
  */
 async function analyzeTable(db: SqlDatabase, table: (typeof ANALYZED_TABLES)[number]): Promise<void> {
   await db.transaction(async (tx) => {

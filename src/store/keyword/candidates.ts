@@ -93,24 +93,13 @@ interface PhraseWord extends FieldPostings {
  */
 async function phraseWords(tx: SqlExecutor, phrase: string): Promise<PhraseWord[]> {
   return tx.readBytes(
+    // The blocks' records, then the tail's: every tail document is above every sealed one, so the list is ascending.
     `SELECT convert_to(u.lexeme, 'UTF8'), int4send(cardinality(u.positions)),
-            ${tx.bytesColumn(`(SELECT string_agg(b.postings, ''::bytea ORDER BY b.first_doc) FROM keyword_blocks b WHERE b.lexeme = u.lexeme)`)},
-            ${tx.bytesColumn(`(SELECT string_agg(${TAIL_POSTING_RECORD}, ''::bytea ORDER BY t.doc) FROM keyword_tail t WHERE t.lexeme = u.lexeme)`)}
+            ${tx.bytesColumn(`coalesce((SELECT string_agg(b.postings, ''::bytea ORDER BY b.first_doc) FROM keyword_blocks b WHERE b.lexeme = u.lexeme), ''::bytea)
+                              || coalesce((SELECT string_agg(${TAIL_POSTING_RECORD}, ''::bytea ORDER BY t.doc) FROM keyword_tail t WHERE t.lexeme = u.lexeme), ''::bytea)`)}
      FROM unnest(to_tsvector('${KEYWORD_TS_CONFIG}', $1::text)) AS u`,
     [phrase],
-    (rows) =>
-      rows.map(([lexeme, count, blocks, tail]) => {
-        const sealed = fieldPostings(blocks!);
-        const unsealed = fieldPostings(tail!);
-        // every tail document is above every sealed one
-        const docs = new Int32Array(sealed.docs.length + unsealed.docs.length);
-        docs.set(sealed.docs);
-        docs.set(unsealed.docs, sealed.docs.length);
-        const fields = new Uint8Array(docs.length);
-        fields.set(sealed.fields);
-        fields.set(unsealed.fields, sealed.fields.length);
-        return { lexeme: decodeText(lexeme!), count: decodeInt4(count!), docs, fields };
-      }),
+    (rows) => rows.map(([lexeme, count, postings]) => ({ lexeme: decodeText(lexeme!), count: decodeInt4(count!), ...fieldPostings(postings!) })),
   );
 }
 

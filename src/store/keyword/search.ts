@@ -6,7 +6,7 @@
 import type { CandidateFilters } from '../queries/filters.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
-import { decodeFloat8, decodeText } from '../binary.js';
+import { decodeFloat8, decodeInt4, decodeText } from '../binary.js';
 import { contribution, decodeBlockBounds, decodeDocs, scorePostings, type Fields, type ScoredPostings } from './layout.js';
 import {
   buildAdmitStatement,
@@ -202,7 +202,7 @@ export async function searchKeyword(db: SqlDatabase, query: ParsedQuery, options
           const out: ScoredPostings[] = new Array(requests.length);
           await tx.readBytes(statement.text, statement.params, (rows) => {
             for (const [ord, postings] of rows) {
-              const i = new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1;
+              const i = decodeInt4(ord!) - 1;
               out[i] = scorePostings(postings!, weights, terms[requests[i]!.term]!.score);
             }
           });
@@ -305,7 +305,7 @@ async function scoreDocs(tx: SqlExecutor, terms: readonly Term[], dead: Readonly
     );
     await tx.readBytes(statement.text, statement.params, (rows) => {
       for (const [ord, postings] of rows) {
-        const { term } = requests[new DataView(ord!.buffer, ord!.byteOffset, 4).getInt32(0) - 1]!;
+        const { term } = requests[decodeInt4(ord!) - 1]!;
         const scored = scorePostings(postings!, weights, terms[term]!.score);
         scored.docs.forEach((doc, at) => {
           const parts = contributions.get(doc);

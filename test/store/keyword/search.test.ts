@@ -32,6 +32,15 @@ async function search(
   return (await searchKeyword(db, parseSearchQuery(text), { limit: options.limit ?? 50, ...rest }, evaluation)).hits;
 }
 
+/** The files whose segments hold the phrase, by PostgreSQL's own phrase match: what every listing must agree with. */
+async function filesHoldingPhrase(db: SqlDatabase, phrase: string): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT DISTINCT file_id::integer AS id FROM file_segments WHERE tsv @@ phraseto_tsquery('${KEYWORD_TS_CONFIG}', $1) ORDER BY 1`,
+    [phrase],
+  );
+  return rows.map((r) => r.id);
+}
+
 function file(name: string, rest: Partial<FileRowInput> = {}, dir = '/docs'): FileRowInput {
   const dot = name.lastIndexOf('.');
   return { path: `${dir}/${name}`, filename: name, extension: dot > 0 ? name.slice(dot + 1).toLowerCase() : '', ...rest };
@@ -174,9 +183,7 @@ forEachEngine('keyword search', (engine) => {
       Array.from({ length: 60 }, (_, i) => file(`f${i}.${i % 3 === 0 ? 'md' : 'txt'}`, { content: `${text(30)}${i % 7 === 0 ? ' draft' : ''}` })),
     );
     // A query whose phrase holds in some files and not others, whose words are everywhere; then two phrases.
-    const holding = (await db.query<{ id: number }>(
-      `SELECT DISTINCT file_id::integer AS id FROM file_segments WHERE tsv @@ phraseto_tsquery('filesift_english', 'acute heart') ORDER BY 1`,
-    )).rows.map((r) => r.id);
+    const holding = await filesHoldingPhrase(db, 'acute heart');
     expect(holding.length).to.be.within(5, ids.length - 5);
     const cases: [string, CandidateFilters][] = [
       ['"acute heart" failure patients', {}],
@@ -254,11 +261,7 @@ forEachEngine('keyword search', (engine) => {
     const text = (n: number) => Array.from({ length: n }, pick).join(' ');
     const ids = await insertFiles(db, Array.from({ length: 400 }, (_, i) => file(`p${i}.txt`, { content: text(12) })));
     const phrases = ['heart failure', 'acute heart', 'renal failure', 'cardiac heart failure', 'heart cardiac', 'renal renal', 'failure'];
-    const truth = async (phrase: string) =>
-      (await db.query<{ id: number }>(
-        `SELECT DISTINCT file_id::integer AS id FROM file_segments WHERE tsv @@ phraseto_tsquery('filesift_english', $1) ORDER BY 1`,
-        [phrase],
-      )).rows.map((r) => r.id);
+    const truth = (phrase: string) => filesHoldingPhrase(db, phrase);
     const same = async (when: string) => {
       for (const phrase of phrases) {
         const listing = await db.transaction((tx) => listCandidates(tx, parseSearchQuery(`"${phrase}"`), {}, { limit: 1000 }));

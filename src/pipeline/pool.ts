@@ -26,8 +26,13 @@ export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
  * against 449–462 MB of RSS, its heap at 107–111 against 120–143 MB, at the same CPU (README "Memory"); 8 MB peaked
  * higher again (more survivors promoted). A 2,000,000-character text (the default text limit) indexes within 96 MB;
  * a file that needs more than the limit ends as 'out_of_memory' (its thread is replaced), never a crash.
+ * The old generation's limit is 1,024 MB, not 384, for how often V8 collects below it, not for room: V8 lets old
+ * space grow past its live data by a factor that rises with the limit (~1.35 at 384 MB, ~1.6 at 1,024), and at 384
+ * a thread with ~30–60 MB live ran a full collection every ~18 files, half of parsing's CPU (docs/benchmarks/corpus.md,
+ * stop 45: the whole Debian corpus 33.5 / 32.3 against 36.0 / 35.2 CPU ms a file, peak RSS +4–8 MB). From 2,048 MB
+ * the factor jumps to 4 and the peak rose by ~110 MB.
  */
-export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 } as const;
+export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 16 } as const;
 
 /**
  * Files in flight per pipeline thread, in a run and in the queue (callers keep this many per thread). A file is two

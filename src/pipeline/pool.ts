@@ -30,7 +30,7 @@ export type EmbedderLocation = Omit<EmbedderSource, 'generation'>;
  * space grow past its live data by a factor that rises with the limit (~1.35 at 384 MB, ~1.6 at 1,024), and at 384
  * a thread with ~30–60 MB live ran a full collection every ~18 files, half of parsing's CPU (docs/benchmarks/corpus.md,
  * stop 45: the whole Debian corpus 33.5 / 32.3 against 36.0 / 35.2 CPU ms a file, peak RSS +4–8 MB). From 2,048 MB
- * the factor jumps to 4 and the peak rose by ~110 MB.
+ * the factor jumps to 4 and the peak rose by ~120 MB (npm run bench:pipeline-heap).
  */
 export const PIPELINE_HEAP_LIMITS = { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 16 } as const;
 

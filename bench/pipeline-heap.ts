@@ -4,7 +4,8 @@
  * means more full collections, each marking the thread's whole live heap (wink's model, the modules' code). Each
  * round is a process of its own (bench/lib/pipeline-heap-child.ts) running a worker thread with the limits given,
  * as the pipeline pool starts one, over the same files: parse, analyse and embed, one after the other. The limits
- * are alternated round by round; CPU counts every thread of the process (V8's helpers mark concurrently).
+ * are alternated round by round; CPU counts every thread of the process (V8's helpers mark concurrently), the
+ * thread's start included (its modules and the embedder's table, about a CPU-second: the same in every round).
  *   npm run bench:pipeline-heap -- DIR [--every N] [--limits 384,1024] [--young MB] [--rounds N]
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PIPELINE_HEAP_LIMITS } from '../src/pipeline/pool.js';
-import { nonNegativeInt, positiveInt, positiveIntList, readBenchArgs } from './lib/cli.js';
+import { positiveInt, positiveIntList, readBenchArgs } from './lib/cli.js';
 import { listFiles } from './lib/files.js';
 import type { HeapRound } from './lib/pipeline-heap-child.js';
 import { markdownTable } from './lib/search-bench.js';
@@ -36,7 +37,7 @@ const { dir, every, limits, young, rounds } = readBenchArgs(
       dir: positional,
       every: positiveInt('every', values.every),
       limits: positiveIntList('limits', values.limits),
-      young: nonNegativeInt('young', values.young),
+      young: positiveInt('young', values.young),
       rounds: positiveInt('rounds', values.rounds),
     };
   },
@@ -52,9 +53,18 @@ console.log(`${files.length} files (1 in ${every} of ${dir}); young generation $
 
 const results = new Map<number, HeapRound[]>(limits.map((limit) => [limit, []]));
 try {
-  for (let round = 1; round <= rounds; round++) {
+  // A failed round (e.g. a limit too small for one of the files) ends the runs: the table shows what was measured.
+  runs: for (let round = 1; round <= rounds; round++) {
     for (const limit of limits) {
-      const out = execFileSync(process.execPath, [child, String(limit), String(young), listFile], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      let out: string;
+      try {
+        out = execFileSync(process.execPath, [child, String(limit), String(young), listFile], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (err) {
+        const lines = String((err as { stderr?: unknown }).stderr ?? '').split('\n');
+        console.error(`round ${round} with ${limit} MB failed: ${lines.find((line) => /ERR_|Error/.test(line))?.trim() ?? (err as Error).message}`);
+        process.exitCode = 1;
+        break runs;
+      }
       const result = JSON.parse(out.trim().split('\n').at(-1)!) as HeapRound;
       results.get(limit)!.push(result);
       console.log(`  round ${round}, ${limit} MB: ${(result.cpuMs / result.files).toFixed(2)} CPU ms a file, ${result.majorGcs} full collections, peak ${result.peakRssMb.toFixed(0)} MB`);

@@ -43,13 +43,14 @@ const { dir, every, limits, young, rounds } = readBenchArgs(
   },
 );
 
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(', ');
 const files = (await listFiles(dir)).filter((_, i) => i % every === 0);
 if (files.length === 0) throw new Error(`no files in ${dir}`);
 const scratch = mkdtempSync(path.join(tmpdir(), 'filesift-pipeline-heap-'));
 const listFile = path.join(scratch, 'files.txt');
 writeFileSync(listFile, `${files.join('\n')}\n`);
 const child = fileURLToPath(new URL('./lib/pipeline-heap-child.js', import.meta.url));
-console.log(`${files.length} files (1 in ${every} of ${dir}); young generation ${young} MB; load ${loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+console.log(`${files.length} files (1 in ${every} of ${dir}); young generation ${young} MB; load ${load()}`);
 
 const results = new Map<number, HeapRound[]>(limits.map((limit) => [limit, []]));
 try {
@@ -86,4 +87,4 @@ console.log(
     ]),
   )}`,
 );
-console.log(`load at the end: ${loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+console.log(`load at the end: ${load()}`);

@@ -4,7 +4,7 @@
  * vectors of the model's dimension). The model's own share comes from the bare run. Whatever the pipeline spends
  * beyond the sum is orchestration: threads handing work over, messages, garbage collection, progress events.
  */
-import { ANALYZE_MAX_INPUT_CHARS } from '../../src/indexing/indexer.js';
+import { ANALYZE_MAX_INPUT_CHARS, parseLimits } from '../../src/indexing/indexer.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { parseFile } from '../../src/pipeline/stages/parse.js';
 import type { Analysis, ParsedDocument } from '../../src/pipeline/types.js';
 import { openPglite } from '../../src/store/engines/pglite.js';
 import { openStore } from '../../src/store/store.js';
+import { defaultSettings } from '../../src/settings/schema.js';
 
 export interface Breakdown {
   files: number;
@@ -26,6 +27,8 @@ export interface Breakdown {
 
 /** Items run before timing: enough for V8 to have optimised each stage's code (20 left analyze half cold). */
 const WARMUP = 100;
+/** The default settings' parse limits, as the indexer derives them. */
+const PARSE_LIMITS = parseLimits(defaultSettings().indexing);
 
 /** Up to n items spread evenly over the list (a heterogeneous corpus is not sorted by kind). */
 export function spread<T>(items: T[], n: number): T[] {
@@ -49,7 +52,7 @@ async function perItem<T, R>(items: T[], fn: (item: T, i: number) => Promise<R> 
 
 export async function stageBreakdown(files: string[], embedder: Embedder): Promise<Breakdown> {
   const parse = await perItem(files, async (f) => {
-    const outcome = await parseFile(f, { maxFileBytes: 100 * 1024 * 1024, maxTextChars: 2_000_000 });
+    const outcome = await parseFile(f, PARSE_LIMITS);
     return outcome.ok ? outcome.doc : null;
   });
   const docs = parse.results.filter((d): d is ParsedDocument => d !== null);
@@ -110,15 +113,14 @@ export interface FormatCost {
  */
 export async function formatBreakdown(files: string[]): Promise<FormatCost[]> {
   const analyzeOptions = { provider: 'local' as const, model: 'extractive', timeoutMs: 30_000, maxInputChars: ANALYZE_MAX_INPUT_CHARS };
-  const parseOptions = { maxFileBytes: 100 * 1024 * 1024, maxTextChars: 2_000_000 };
   for (const f of files.slice(0, WARMUP)) {
-    const outcome = await parseFile(f, parseOptions);
+    const outcome = await parseFile(f, PARSE_LIMITS);
     if (outcome.ok) await analyze(outcome.doc, analyzeOptions);
   }
   const rows = new Map<string, FormatCost>();
   for (const f of files) {
     const c0 = cpuMs();
-    const outcome = await parseFile(f, parseOptions);
+    const outcome = await parseFile(f, PARSE_LIMITS);
     const c1 = cpuMs();
     if (outcome.ok) await analyze(outcome.doc, analyzeOptions);
     const c2 = cpuMs();

@@ -10,9 +10,10 @@
 import { readFileSync } from 'node:fs';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { ANALYZE_MAX_INPUT_CHARS } from '../../src/indexing/indexer.js';
+import { ANALYZE_MAX_INPUT_CHARS, parseLimits } from '../../src/indexing/indexer.js';
 import { defaultBuiltinDir, loadEmbedder } from '../../src/pipeline/embedders/index.js';
 import { enrich, prepare } from '../../src/pipeline/task.js';
+import { defaultSettings } from '../../src/settings/schema.js';
 
 export interface HeapRound {
   files: number;
@@ -25,8 +26,8 @@ interface WorkerInput {
   files: string[];
 }
 
-/** The default settings' parse limits (settings/schema.ts): 100 MB files, 2,000,000 characters of text. */
-const PARSE = { maxFileBytes: 100 * 1024 * 1024, maxTextChars: 2_000_000 };
+/** The default settings' parse limits, as the indexer derives them. */
+const PARSE = parseLimits(defaultSettings().indexing);
 
 async function work({ files }: WorkerInput): Promise<{ files: number; majorGcs: number }> {
   let majorGcs = 0;

@@ -24,6 +24,11 @@ const PARSE_TIME_SHARE = 0.5;
  */
 export const ANALYZE_MAX_INPUT_CHARS = 30_000;
 
+/** What the indexing settings allow a file's parse: its bytes read for text, and its text's characters kept. */
+export function parseLimits(indexing: Settings['indexing']): { maxFileBytes: number; maxTextChars: number } {
+  return { maxFileBytes: Math.round(indexing.max_file_size_mb * 1024 * 1024), maxTextChars: indexing.max_text_chars };
+}
+
 export interface IndexerDeps {
   store: StoreApi;
   pool: PipelinePool;
@@ -231,8 +236,7 @@ export class Indexer {
       {
         path: filePath,
         parse: {
-          maxFileBytes: Math.round(settings.indexing.max_file_size_mb * 1024 * 1024),
-          maxTextChars: settings.indexing.max_text_chars,
+          ...parseLimits(settings.indexing),
           // Half the file timeout: a document too slow to read whole ends with what was read, not with nothing.
           timeBudgetMs: settings.indexing.file_timeout_seconds * 1000 * PARSE_TIME_SHARE,
         },

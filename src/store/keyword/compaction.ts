@@ -53,10 +53,12 @@ export interface PackedBlock {
 
 /**
  * One lexeme's postings (the records of its blocks, in block order), without the dead documents', 128 a block from
- * the first: what filesift_keyword_seal would write sealing them all at once.
+ * the first: what filesift_keyword_seal would write sealing them all at once. The live records are copied once,
+ * straight into one buffer that the blocks share: a slice reaches hundreds of thousands of postings, and an object
+ * a posting left the store's heap 14–18 MB higher at the end of a bulk run (docs/benchmarks/memory.md, stop 46).
  */
 export function packPostings(blocks: readonly Uint8Array[], dead: ReadonlySet<number>): PackedBlock[] {
-  const live: { bytes: Uint8Array; at: number }[] = [];
+  let records = 0;
   let previous = -1;
   for (const bytes of blocks) {
     if (bytes.byteLength % POSTING_BYTES !== 0) throw new Error(`postings: ${bytes.byteLength} bytes is not a whole number of records`);
@@ -65,23 +67,41 @@ export function packPostings(blocks: readonly Uint8Array[], dead: ReadonlySet<nu
       const doc = v.getInt32(at);
       if (doc <= previous) throw new Error(`postings out of document order (${doc} after ${previous})`);
       previous = doc;
-      if (!dead.has(doc)) live.push({ bytes, at });
+      if (!dead.has(doc)) records++;
+    }
+  }
+  const all = new Uint8Array(records * POSTING_BYTES);
+  let to = 0;
+  for (const bytes of blocks) {
+    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // Runs of live records are copied whole; a dead document's record is stepped over.
+    let run = 0;
+    for (let at = 0; at <= bytes.byteLength; at += POSTING_BYTES) {
+      if (at < bytes.byteLength && !dead.has(v.getInt32(at))) continue;
+      all.set(bytes.subarray(run, at), to);
+      to += at - run;
+      run = at + POSTING_BYTES;
     }
   }
   const out: PackedBlock[] = [];
-  for (let start = 0; start < live.length; start += BLOCK_SIZE) {
-    const part = live.slice(start, start + BLOCK_SIZE);
-    const postings = new Uint8Array(part.length * POSTING_BYTES);
-    part.forEach((r, i) => postings.set(r.bytes.subarray(r.at, r.at + POSTING_BYTES), i * POSTING_BYTES));
-    const v = new DataView(postings.buffer);
+  const v = new DataView(all.buffer);
+  for (let start = 0; start < records; start += BLOCK_SIZE) {
+    const end = Math.min(records, start + BLOCK_SIZE);
     const maxTf: Fields = [0, 0, 0, 0];
     const minLen: Fields = [Infinity, Infinity, Infinity, Infinity];
-    for (let at = 0; at < postings.byteLength; at += POSTING_BYTES) {
+    for (let at = start * POSTING_BYTES; at < end * POSTING_BYTES; at += POSTING_BYTES) {
       for (let f = 0; f < 4; f++) maxTf[f] = Math.max(maxTf[f]!, v.getInt16(at + 4 + 2 * f));
       for (let f = 0; f < 3; f++) minLen[f] = Math.min(minLen[f]!, v.getInt16(at + 12 + 2 * f));
       minLen[3] = Math.min(minLen[3], v.getInt32(at + 18));
     }
-    out.push({ first: v.getInt32(0), last: v.getInt32(postings.byteLength - POSTING_BYTES), n: part.length, maxTf, minLen, postings });
+    out.push({
+      first: v.getInt32(start * POSTING_BYTES),
+      last: v.getInt32((end - 1) * POSTING_BYTES),
+      n: end - start,
+      maxTf,
+      minLen,
+      postings: all.subarray(start * POSTING_BYTES, end * POSTING_BYTES),
+    });
   }
   return out;
 }

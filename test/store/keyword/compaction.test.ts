@@ -93,6 +93,17 @@ describe('packPostings', () => {
     expect(packed[1]!.last).to.equal(259);
     expect(packed[0]!.maxTf).to.deep.equal([6, 0, 0, 7]);
     expect(packed[1]!.minLen).to.deep.equal([35, 0, 0, 350]); // docs 230..259 but 250: the shortest is doc 230's
+    // The records themselves: every live one, byte for byte, in order (dead ones inside a run and at its ends).
+    const live = [
+      ...Array.from({ length: 98 }, (_, i) => record(i + 3, (i + 2) % 7, 52 + i)),
+      ...Array.from({ length: 60 }, (_, i) => record(200 + i, 3, 5 + i)).filter((_, i) => i !== 50),
+    ];
+    expect([...join(packed.map((p) => p.postings))]).to.deep.equal([...join(live)]);
+    expect(packed[0]!.postings.byteLength).to.equal(128 * POSTING_BYTES);
+    const edges = packPostings([b], new Set([200, 259]));
+    expect([...join(edges.map((p) => p.postings))]).to.deep.equal([...b.subarray(POSTING_BYTES, 59 * POSTING_BYTES)]);
+    expect(edges[0]!.first).to.equal(201);
+    expect(edges[0]!.last).to.equal(258);
     expect(() => packPostings([b, a], new Set())).to.throw(/order/);
     expect(packPostings([a], new Set(Array.from({ length: 100 }, (_, i) => i + 1)))).to.deep.equal([]);
   });

@@ -9,7 +9,7 @@
  * packing is ours.
  */
 import type { SqlExecutor, SqlDatabase } from '../sql.js';
-import { decodeInt8, decodeText } from '../binary.js';
+import { decodeInt8, decodeText, view } from '../binary.js';
 import { BLOCK_SIZE, POSTING_BYTES, type Fields } from './layout.js';
 
 /** When a compaction is due: the sealed range has grown by this many documents and doubled since the last one. */
@@ -58,33 +58,30 @@ export interface PackedBlock {
  * a posting left the store's heap 14–18 MB higher at the end of a bulk run (docs/benchmarks/memory.md, stop 46).
  */
 export function packPostings(blocks: readonly Uint8Array[], dead: ReadonlySet<number>): PackedBlock[] {
-  let records = 0;
+  // Room for every record; the dead ones leave its end unused.
+  const all = new Uint8Array(blocks.reduce((n, bytes) => n + bytes.byteLength, 0));
+  let to = 0;
   let previous = -1;
   for (const bytes of blocks) {
     if (bytes.byteLength % POSTING_BYTES !== 0) throw new Error(`postings: ${bytes.byteLength} bytes is not a whole number of records`);
-    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let at = 0; at < bytes.byteLength; at += POSTING_BYTES) {
-      const doc = v.getInt32(at);
-      if (doc <= previous) throw new Error(`postings out of document order (${doc} after ${previous})`);
-      previous = doc;
-      if (!dead.has(doc)) records++;
-    }
-  }
-  const all = new Uint8Array(records * POSTING_BYTES);
-  let to = 0;
-  for (const bytes of blocks) {
-    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const v = view(bytes);
     // Runs of live records are copied whole; a dead document's record is stepped over.
     let run = 0;
     for (let at = 0; at <= bytes.byteLength; at += POSTING_BYTES) {
-      if (at < bytes.byteLength && !dead.has(v.getInt32(at))) continue;
+      if (at < bytes.byteLength) {
+        const doc = v.getInt32(at);
+        if (doc <= previous) throw new Error(`postings out of document order (${doc} after ${previous})`);
+        previous = doc;
+        if (!dead.has(doc)) continue;
+      }
       all.set(bytes.subarray(run, at), to);
       to += at - run;
       run = at + POSTING_BYTES;
     }
   }
+  const records = to / POSTING_BYTES;
   const out: PackedBlock[] = [];
-  const v = new DataView(all.buffer);
+  const v = view(all);
   for (let start = 0; start < records; start += BLOCK_SIZE) {
     const end = Math.min(records, start + BLOCK_SIZE);
     const maxTf: Fields = [0, 0, 0, 0];

@@ -1,10 +1,21 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WordIndex } from '../../src/lib/word-index.js';
 
 describe('WordIndex', () => {
+  /** The temp folders this suite made, removed after it. */
+  const dirs: string[] = [];
+  const tempDir = (): string => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'filesift-words-'));
+    dirs.push(dir);
+    return dir;
+  };
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('answers the first line holding a word, -1 for a word it lacks', () => {
     const words = new WordIndex('[PAD]\nthe\nof\ncafé\nthe\nt-cell\n');
     expect(words.lines).to.equal(6);
@@ -57,7 +68,7 @@ describe('WordIndex', () => {
   });
 
   it('lets a thread adopt an index built elsewhere for a file it has not read', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'filesift-words-'));
+    const dir = tempDir();
     const file = path.join(dir, 'vocab.txt');
     writeFileSync(file, '[PAD]\nalpha\nbeta\n');
     WordIndex.adopt(file, new WordIndex('[PAD]\ngamma\n').shared());
@@ -70,7 +81,7 @@ describe('WordIndex', () => {
   });
 
   it('reads a file once per path: its readers share one index', () => {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'filesift-words-')), 'vocab.txt');
+    const file = path.join(tempDir(), 'vocab.txt');
     writeFileSync(file, '[PAD]\nalpha\nbeta\n');
     const a = WordIndex.fromFile(file);
     expect(WordIndex.fromFile(file)).to.equal(a);

@@ -4,12 +4,12 @@
  * cross a block boundary, and a split after an abbreviation that wink misses ("Fig. 2", "et al. (2001)") is
  * undone. Every token carries a `key` — the Porter2 stem of its lemma — under which inflected forms merge.
  */
-import winkNLP from 'wink-nlp';
-import type { ItsFunction, PartOfSpeech, WinkMethods } from 'wink-nlp';
+import type { ItsFunction, PartOfSpeech } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
 import { capWords } from '../../../lib/words.js';
 import { memoizeBounded } from '../../../lib/bounded-memo.js';
 import type { Block, BlockKind } from './blocks.js';
+import { ForgetfulWink } from './wink.js';
 
 export interface Token {
   value: string;
@@ -50,18 +50,25 @@ const CONTINUING_ABBREVIATIONS = new Set([
 const TITLES = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'mt', 'gen', 'col', 'capt', 'lt', 'sgt', 'rev', 'hon', 'sr', 'jr']);
 
 interface Wink {
-  nlp: WinkMethods;
+  reader: ForgetfulWink;
   stem: (word: string) => string;
 }
 let wink: Wink | undefined;
+let winkBuilds = 0;
 
 function getWink(): Wink {
-  if (!wink) {
+  if (!wink || wink.reader.spent) {
     const stem: unknown = model.addons.stem;
     if (typeof stem !== 'function') throw new Error('wink-eng-lite-web-model provides no stem addon');
-    wink = { nlp: winkNLP(model, ['sbd', 'pos']), stem: (word) => String(stem(word)) };
+    wink = { reader: new ForgetfulWink(), stem: (word) => String(stem(word)) };
+    winkBuilds += 1;
   }
   return wink;
+}
+
+/** How many winkNLP instances this thread has built (one, then one more every REBUILD_AFTER_WORDS: wink.ts). */
+export function winkInstancesBuilt(): number {
+  return winkBuilds;
 }
 
 /** Porter2 stem of a lower-case word (the same stemmer the tokens' keys use). */
@@ -69,9 +76,38 @@ export function stemWord(word: string): string {
   return getWink().stem(word);
 }
 
+/** What analyseBlocks reads of wink's document, one entry a wink token (sentence starts: token indices). */
+interface WinkOutput {
+  values: string[];
+  types: string[];
+  poses: PartOfSpeech[];
+  lemmas: string[];
+  stops: boolean[];
+  sentenceStarts: Set<number>;
+}
+
+/** wink's reading of `text`, with whatever it learnt from it forgotten again (wink.ts says why). */
+function readWithWink(text: string): WinkOutput {
+  const { reader } = getWink();
+  const its = reader.nlp.its;
+  try {
+    const doc = reader.nlp.readDoc(text);
+    const all = doc.tokens();
+    return {
+      values: all.out() as string[],
+      types: all.out(its.type) as string[],
+      poses: all.out(its.pos) as PartOfSpeech[],
+      // wink's typings declare its.lemma's parameters differently from what out() accepts; the runtime is fine.
+      lemmas: all.out(its.lemma as unknown as ItsFunction<string>) as string[],
+      stops: all.out(its.stopWordFlag) as boolean[],
+      sentenceStarts: new Set((doc.sentences().out(its.span) as unknown as number[][]).map((span) => span[0] ?? 0)),
+    };
+  } finally {
+    reader.forgetDocument();
+  }
+}
+
 export function analyseBlocks(blocks: Block[]): TextAnalysis {
-  const { nlp } = getWink();
-  const its = nlp.its;
   const blockStarts: number[] = [];
   let text = '';
   for (const block of blocks) {
@@ -82,15 +118,7 @@ export function analyseBlocks(blocks: Block[]): TextAnalysis {
   }
   if (text.trim() === '') return { tokens: [], sentences: [] };
 
-  const doc = nlp.readDoc(text);
-  const all = doc.tokens();
-  const values = all.out() as string[];
-  const types = all.out(its.type) as string[];
-  const poses = all.out(its.pos) as PartOfSpeech[];
-  // wink's typings declare its.lemma's parameters differently from what out() accepts; the runtime is fine.
-  const lemmas = all.out(its.lemma as unknown as ItsFunction<string>) as string[];
-  const stops = all.out(its.stopWordFlag) as boolean[];
-  const winkSentenceStarts = new Set((doc.sentences().out(its.span) as unknown as number[][]).map((span) => span[0] ?? 0));
+  const { values, types, poses, lemmas, stops, sentenceStarts: winkSentenceStarts } = readWithWink(text);
 
   // Character offsets by searching forward from a cursor: robust even where wink normalises a token's value.
   const raw: RawToken[] = [];

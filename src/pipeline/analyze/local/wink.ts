@@ -15,14 +15,16 @@
  *    check (its limit check is commented out), so a large multilingual tree would set other features' bits (the
  *    abbreviation flag that sentence boundaries read, the lexeme's cluster) for every word added after that.
  *
- * So after each document the tables go back to what the model shipped: every value the document added leaves the
- * hash tables that wink looks values up in, and the prefix, suffix and shape lists are cut back (each document has
- * the whole room of the packed fields: 6,912 new prefixes, 15,796 shapes, more than a 30,000-character text holds
- * in practice). The lexeme list cannot be cut: wink keeps each added word's features in a private array at the
- * word's position, so new words must keep taking new positions; the instance is rebuilt (~70 ms) once
- * REBUILD_AFTER_WORDS have been added (every ~1,000 Debian documents). The cost: each document adds its own unknown
- * words again, 0.6–1.1 CPU ms a file over the whole Debian corpus (the pipeline thread 12.8 / 13.6 against 12.2 /
- * 12.5 ms a file, same-run A/Bs in both orders; docs/benchmarks/corpus.md, stop 47).
+ * So after each document every word it added leaves the hash table wink looks words up in, but for plain lower-case
+ * ones (KEPT_WORD), which read the same either way. The lexeme list itself cannot be cut back (wink keeps an added
+ * word's features in a private array at the word's position), so a forgotten word takes a new position when it comes
+ * again, and the instance is rebuilt (~70 ms) once REBUILD_AFTER_WORDS have been added. The prefix, suffix and shape
+ * tables keep what they learn (wink resolves their indices to the values, so the indices' order does not matter);
+ * the instance is rebuilt too once one has used half the room of its packed field, leaving the other half for the
+ * next document (3,456 prefixes, 7,898 shapes; the Debian corpus's largest document added 280 and 392). Over the
+ * whole Debian corpus, read in order and shuffled twice over, every title, summary and keyword list is the same as
+ * with every table put back as shipped after each document. What it costs and what it saves:
+ * docs/benchmarks/corpus.md, stop 47.
  */
 import winkNLP from 'wink-nlp';
 import type { WinkMethods } from 'wink-nlp';
@@ -34,6 +36,8 @@ interface ValueTable {
   list: string[];
   /** The next index to give (the list's length). */
   index: number;
+  /** The largest index the feature's packed field holds (feature tables; the lexemes have none). */
+  maxIndex?: number;
 }
 
 /** Words added to the lexeme list (they stay there: see above) before the instance is rebuilt. */
@@ -62,12 +66,20 @@ export interface ForgetfulWinkOptions {
   rebuildAfterWords?: number;
 }
 
+/**
+ * Words kept from one document to the next: lower-case ASCII letters only. The tokenizer reads such a word the same
+ * way whether it knows it or not (nothing in it to split on, and its category is always "word"), and its features
+ * come from its letters alone; keeping them spares re-adding a tree's recurring names ("gnuplot", "postgresql") in
+ * every document. Anything else (an apostrophe, a period, a hyphen, a capital, a digit) is forgotten.
+ */
+const KEPT_WORD = /^[a-z]+$/;
+
 export class ForgetfulWink {
   readonly nlp: WinkMethods;
   readonly #rebuildAfterWords: number;
   readonly #lexemes: ValueTable;
-  /** The tables cut back after each document (prefix, suffix, shape), with their lengths as shipped. */
-  readonly #cutBack: Array<{ table: ValueTable; shipped: number }> = [];
+  /** The feature tables (prefix, suffix, shape), with their lengths as shipped and the largest index each may give. */
+  readonly #features: Array<{ table: ValueTable; shipped: number; maxIndex: number }> = [];
   /** The lexeme list's length as shipped, and where the current document's words start in it. */
   readonly #shippedWords: number;
   #documentStart: number;
@@ -80,25 +92,33 @@ export class ForgetfulWink {
     // Measured after loading: loading the automata may itself add values, and those are part of the model.
     const tables = valueTables(core);
     this.#lexemes = tables.get('lexeme')!;
-    for (const [name, table] of tables) if (name !== 'lexeme') this.#cutBack.push({ table, shipped: table.list.length });
+    for (const [name, table] of tables) {
+      if (name === 'lexeme') continue;
+      const { maxIndex } = table;
+      if (typeof maxIndex !== 'number') throw new Error(`wink-nlp's ${name} table has no maxIndex where filesift expects one`);
+      this.#features.push({ table, shipped: table.list.length, maxIndex });
+    }
     this.#shippedWords = this.#lexemes.list.length;
     this.#documentStart = this.#shippedWords;
   }
 
-  /** Whether the lexeme list has grown by the instance's share of words: build another (the old one is garbage). */
+  /**
+   * Whether to build another instance (the old one is garbage): the lexeme list has grown by the instance's share
+   * of words, or a feature table has used half the room of its packed field (the other half is the next
+   * document's: the Debian corpus's largest document added 280 prefixes and 392 shapes).
+   */
   get spent(): boolean {
-    return this.#lexemes.list.length - this.#shippedWords > this.#rebuildAfterWords;
+    if (this.#lexemes.list.length - this.#shippedWords > this.#rebuildAfterWords) return true;
+    return this.#features.some(({ table, shipped, maxIndex }) => 2 * (table.list.length - shipped) > maxIndex - shipped);
   }
 
-  /** Forgets what the document just read added to the tables; call after its last use of wink's output. */
+  /** Forgets the words the document just read added (but KEPT_WORD ones); call after its last use of wink's output. */
   forgetDocument(): void {
-    const lexemes = this.#lexemes;
-    for (let i = this.#documentStart; i < lexemes.list.length; i += 1) delete lexemes.hash[lexemes.list[i]!];
-    this.#documentStart = lexemes.list.length;
-    for (const { table, shipped } of this.#cutBack) {
-      for (let i = shipped; i < table.list.length; i += 1) delete table.hash[table.list[i]!];
-      table.list.length = shipped;
-      table.index = shipped;
+    const { hash, list } = this.#lexemes;
+    for (let i = this.#documentStart; i < list.length; i += 1) {
+      const word = list[i]!;
+      if (!KEPT_WORD.test(word)) delete hash[word];
     }
+    this.#documentStart = list.length;
   }
 }

@@ -6,9 +6,18 @@ import { docFrom } from '../helpers.js';
 
 const tokensOf = (text: string): string[] => analyseBlocks([{ kind: 'paragraph', text }]).tokens.map((token) => token.value);
 
-/** Made-up words no model knows, `count` of them from `from`, each distinct (and distinct in its lower case). */
-const madeUpWords = (from: number, count: number): string[] =>
-  Array.from({ length: count }, (_, i) => `zq${(from + i).toString(36)}vek`);
+/** Letters for a number (base 26, a–z): made-up words stay plain lower-case ASCII. */
+const letters = (n: number): string => {
+  let word = '';
+  do {
+    word = String.fromCharCode(97 + (n % 26)) + word;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return word;
+};
+
+/** Made-up words no model knows, `count` of them from `from`, each distinct, plain lower-case ASCII letters. */
+const madeUpWords = (from: number, count: number): string[] => Array.from({ length: count }, (_, i) => `zq${letters(from + i)}vek`);
 
 describe('ForgetfulWink (wink reads every document as its first)', () => {
   it('tokenizes a document the same whatever the thread read before it', () => {
@@ -32,23 +41,41 @@ describe('ForgetfulWink (wink reads every document as its first)', () => {
     expect(analyzeLocally(docFrom('kernel.txt', text), { maxInputChars: 30_000 })).to.deep.equal(first);
   });
 
-  it('puts the tables back as shipped after each document and is spent once it has added its share of words', () => {
+  it('forgets the words a document added, but plain lower-case ones, and is spent once it has added its share', () => {
     const wink = new ForgetfulWink({ rebuildAfterWords: 1_000 });
     const read = (words: string[]) => {
       const out = wink.nlp.readDoc(`${words.join(' ')}.`).tokens().out(wink.nlp.its.type) as string[];
       wink.forgetDocument();
       return out;
     };
-    const words = madeUpWords(0, 400);
-    expect(read(words).filter((type) => type === 'word')).to.have.length(400);
+    // Plain lower-case words are kept: read three times, they are added once (400 of the 1,000).
+    const plain = madeUpWords(0, 400);
+    for (let round = 0; round < 3; round += 1) expect(read(plain).filter((type) => type === 'word')).to.have.length(400);
     expect(wink.spent).to.equal(false);
-    // Read again, they are added again (new positions): the lexeme list grows, the look-up tables do not.
-    read(words);
+    // Words with a digit are forgotten: read again, they are added again (600 more, then 1,000 more).
+    const numbered = Array.from({ length: 300 }, (_, i) => `q${i}x7`);
+    read(numbered);
+    read(numbered);
     expect(wink.spent).to.equal(false);
-    read(madeUpWords(400, 400));
+    read(numbered);
+    read(numbered);
     expect(wink.spent).to.equal(true);
     // A spent instance still reads correctly; the caller builds the next one at its next document.
     expect(read(['the', 'table'])).to.deep.equal(['word', 'word', 'punctuation']);
+  });
+
+  it('is spent before a feature table could overflow its packed field (new prefixes past half its room)', () => {
+    const wink = new ForgetfulWink();
+    // Two-syllable Hangul words: each a new prefix (2 characters) and a new shape (the word itself).
+    const hangul = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => String.fromCharCode(0xac00 + from + i, 0xac00 + ((from + i) * 7919 + 13) % 11172)).join(' ');
+    wink.nlp.readDoc(hangul(0, 2_000)).tokens().out();
+    wink.forgetDocument();
+    expect(wink.spent).to.equal(false);
+    // 4,000 new prefixes: past half of the 6,912 the 13-bit field leaves beyond the model's own.
+    wink.nlp.readDoc(hangul(2_000, 2_000)).tokens().out();
+    wink.forgetDocument();
+    expect(wink.spent).to.equal(true);
   });
 
   it('keeps analysing after the thread has read enough words to build a new instance', function () {

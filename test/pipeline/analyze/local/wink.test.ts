@@ -85,7 +85,8 @@ describe('ForgetfulWink (wink reads every document as its first)', () => {
     const built = winkInstancesBuilt();
     // 120,000 distinct made-up words: past REBUILD_AFTER_WORDS, so analyseBlocks builds a new instance on the way.
     for (let from = 0; from < 120_000; from += 10_000) tokensOf(madeUpWords(from, 10_000).join(' '));
-    expect(winkInstancesBuilt()).to.equal(built + 1);
+    // One more, or two if earlier tests of this thread had already added words to the instance in use.
+    expect(winkInstancesBuilt()).to.be.within(built + 1, built + 2);
     expect(tokensOf(text)).to.deep.equal(first);
   });
 });

@@ -49,21 +49,16 @@ const CONTINUING_ABBREVIATIONS = new Set([
 /** Titles before a name: never the end of a sentence. */
 const TITLES = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'mt', 'gen', 'col', 'capt', 'lt', 'sgt', 'rev', 'hon', 'sr', 'jr']);
 
-interface Wink {
-  reader: ForgetfulWink;
-  stem: (word: string) => string;
-}
-let wink: Wink | undefined;
+/** The thread's wink instance, replaced once spent (wink.ts), and how many it has built. */
+let reader: ForgetfulWink | undefined;
 let winkBuilds = 0;
 
-function getWink(): Wink {
-  if (!wink || wink.reader.spent) {
-    const stem: unknown = model.addons.stem;
-    if (typeof stem !== 'function') throw new Error('wink-eng-lite-web-model provides no stem addon');
-    wink = { reader: new ForgetfulWink(), stem: (word) => String(stem(word)) };
+function getReader(): ForgetfulWink {
+  if (!reader || reader.spent) {
+    reader = new ForgetfulWink();
     winkBuilds += 1;
   }
-  return wink;
+  return reader;
 }
 
 /** How many winkNLP instances this thread has built (one, then one more every REBUILD_AFTER_WORDS: wink.ts). */
@@ -71,9 +66,17 @@ export function winkInstancesBuilt(): number {
   return winkBuilds;
 }
 
+/** The model's Porter2 stemmer: a plain function of the word, needing no wink instance. */
+let stemmer: ((word: string) => string) | undefined;
+
 /** Porter2 stem of a lower-case word (the same stemmer the tokens' keys use). */
 export function stemWord(word: string): string {
-  return getWink().stem(word);
+  if (!stemmer) {
+    const stem: unknown = model.addons.stem;
+    if (typeof stem !== 'function') throw new Error('wink-eng-lite-web-model provides no stem addon');
+    stemmer = (w) => String(stem(w));
+  }
+  return stemmer(word);
 }
 
 /** What analyseBlocks reads of wink's document, one entry a wink token (sentence starts: token indices). */
@@ -88,10 +91,10 @@ interface WinkOutput {
 
 /** wink's reading of `text`, with whatever it learnt from it forgotten again (wink.ts says why). */
 function readWithWink(text: string): WinkOutput {
-  const { reader } = getWink();
-  const its = reader.nlp.its;
+  const wink = getReader();
+  const its = wink.nlp.its;
   try {
-    const doc = reader.nlp.readDoc(text);
+    const doc = wink.nlp.readDoc(text);
     const all = doc.tokens();
     return {
       values: all.out() as string[],
@@ -103,7 +106,7 @@ function readWithWink(text: string): WinkOutput {
       sentenceStarts: new Set((doc.sentences().out(its.span) as unknown as number[][]).map((span) => span[0] ?? 0)),
     };
   } finally {
-    reader.forgetDocument();
+    wink.forgetDocument();
   }
 }
 
@@ -230,7 +233,7 @@ function joinHyphenated(tokens: RawToken[]): RawToken[] {
 
 const STEM_CACHE_LIMIT = 200_000;
 /** Stemming is the costliest per-token step and words repeat across files: cache per thread, bounded. */
-const stemCached = memoizeBounded((lemma) => getWink().stem(lemma), STEM_CACHE_LIMIT);
+const stemCached = memoizeBounded(stemWord, STEM_CACHE_LIMIT);
 
 function hasWinkStartBetween(starts: Set<number>, after: number, upTo: number): boolean {
   for (let i = after + 1; i <= upTo; i += 1) if (starts.has(i)) return true;

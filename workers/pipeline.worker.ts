@@ -20,10 +20,22 @@ import {
   type ProbeTask,
   type TaskResult,
 } from '../src/pipeline/task.js';
+import { collectGarbage } from '../src/lib/collect-garbage.js';
+import { IdleTimer } from '../src/lib/idle-timer.js';
 import { answerMemoryProbes } from '../src/lib/thread-memory.js';
 import { WordIndex } from '../src/lib/word-index.js';
 
 answerMemoryProbes('pipeline');
+
+/**
+ * A thread that has had no task for a second collects its garbage. V8 sizes a busy thread's heap for its churn
+ * (100–150 MB, of which ~40 live) and, left idle, keeps it: at a bulk run's end the pipeline threads idle with that
+ * heap while the store's upkeep seals and compacts the run's blocks and grows its own, which is when the service
+ * peaks (docs/benchmarks/memory.md). The pool runs its threads without piscina's Atomics wait, so an idle thread's
+ * timers run (src/pipeline/pool.ts).
+ */
+const IDLE_COLLECT_MS = 1_000;
+const idle = new IdleTimer(IDLE_COLLECT_MS, collectGarbage);
 
 let loaded: { key: string; embedder: Promise<Embedder> } | null = null;
 
@@ -50,6 +62,15 @@ function getEmbedder(source: EmbedderSource, table: SharedStaticTable | null): P
 
 /** One task, one answer: the pool reads it as TaskResult<T> (src/pipeline/task.ts) for the task it sent. */
 export default async function run(task: PipelineTask): Promise<TaskResult<PipelineTask>> {
+  idle.cancel();
+  try {
+    return await runTask(task);
+  } finally {
+    idle.arm();
+  }
+}
+
+async function runTask(task: PipelineTask): Promise<TaskResult<PipelineTask>> {
   if ((task.kind === 'enrich' || task.kind === 'embed') && task.words) WordIndex.adopt(task.words.file, task.words.index);
   switch (task.kind) {
     case 'prepare':

@@ -111,6 +111,9 @@ export class PipelinePool {
       maxThreads: options.threads,
       idleTimeout: options.idleTimeoutMs ?? 60_000,
       resourceLimits: options.heapLimits ?? PIPELINE_HEAP_LIMITS,
+      // An idle thread waits on its port, not in Atomics.wait, so its timers run (its collection when idle:
+      // workers/pipeline.worker.ts). Same CPU either way (docs/benchmarks/corpus.md, stop 47).
+      atomics: 'disabled',
     });
     this.#trackLoading(pool);
     // The shared vocabulary and table go once the last thread has: an idle service does not keep them.

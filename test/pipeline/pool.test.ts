@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { builtinHolders, holdBuiltin } from '../../src/pipeline/embedders/builti
 import { defaultBuiltinDir } from '../../src/pipeline/embedders/index.js';
 import { StaticTokenizer } from '../../src/pipeline/embedders/static.js';
 import { PipelinePool } from '../../src/pipeline/pool.js';
+import { probeThreadMemory } from '../../src/lib/thread-memory.js';
 import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
 import { sharedPath } from '../helpers/shared.js';
 
@@ -131,5 +132,30 @@ describe('PipelinePool', () => {
     const next = await pool.embed({ path: '/d.txt', text: 'sourdough', title: '' }, timing);
     expect(next.ok).to.equal(true);
     expect(pool.workers().map((w) => w.threadId)).to.include.members(threads);
+  });
+
+  it('a thread idle for a second collects its garbage: a bulk run does not end with every thread holding its churn', async function () {
+    this.timeout(60_000);
+    // A long text (2,000,000 characters, the default cap): its words and chunks live through the task, so young
+    // collections promote them, and only a full collection frees them.
+    const words = ['lighthouse', 'keeper', 'harbour', 'storm', 'signal', 'lamp', 'tide', 'vessel', 'coast', 'night'];
+    const file = path.join(tmp, 'long.txt');
+    await writeFile(file, Array.from({ length: 40_000 }, (_, i) => `The ${words[i % 10]} ${words[(i * 3) % 10]}${i} saw the ${words[(i * 7) % 10]}.`).join('\n'));
+    const parsed = await pool.prepare({ path: file, parse: { maxFileBytes: 100e6, maxTextChars: 2e6 } }, timing);
+    if (!parsed.ok || !parsed.value.ok) throw new Error(`could not parse ${file}`);
+    const analyze = { provider: 'local', model: '', timeoutMs: 60_000, maxInputChars: 30_000 } as const;
+    expect((await pool.enrich({ doc: parsed.value.doc, analyze, embed: true }, timing)).ok).to.equal(true);
+    const [threadId] = pool.workers().map((w) => w.threadId);
+    const heapUsed = async () => (await probeThreadMemory(100)).find((t) => t.threadId === threadId)?.heapUsed;
+    // An idle thread answers (it waits on its port, not in Atomics.wait) ...
+    const first = await heapUsed();
+    expect(first, 'the idle thread answers the probe').to.be.a('number');
+    // ... and soon (its timer is a second) has let the long text's ~10 MB go. Left to itself, V8 collects an idle
+    // thread's heap after ~8 s (its memory reducer; 42 MB here until then): 5 s tells the two apart with room
+    // for a loaded machine's late timers.
+    const freed = first! - 4e6;
+    let now = first!;
+    for (const until = Date.now() + 5_000; now > freed && Date.now() < until; ) now = (await heapUsed()) ?? now;
+    expect(now, `heap used ${(first! / 1e6).toFixed(1)} MB after the task`).to.be.below(freed);
   });
 });

@@ -112,7 +112,7 @@ export class PipelinePool {
       idleTimeout: options.idleTimeoutMs ?? 60_000,
       resourceLimits: options.heapLimits ?? PIPELINE_HEAP_LIMITS,
       // An idle thread waits on its port, not in Atomics.wait, so its timers run (its collection when idle:
-      // workers/pipeline.worker.ts). Same CPU either way (docs/benchmarks/corpus.md, stop 47).
+      // workers/pipeline.worker.ts). Same CPU either way (docs/benchmarks/memory.md, stop 48).
       atomics: 'disabled',
     });
     this.#trackLoading(pool);

@@ -136,8 +136,8 @@ describe('PipelinePool', () => {
 
   it('a thread idle for a second collects its garbage: a bulk run does not end with every thread holding its churn', async function () {
     this.timeout(60_000);
-    // A long text (2,000,000 characters, the default cap): its words and chunks live through the task, so young
-    // collections promote them, and only a full collection frees them.
+    // A long text (~1,600,000 characters, under the default cap): its words and chunks live through the task, so
+    // young collections promote them, and only a full collection frees them.
     const words = ['lighthouse', 'keeper', 'harbour', 'storm', 'signal', 'lamp', 'tide', 'vessel', 'coast', 'night'];
     const file = path.join(tmp, 'long.txt');
     await writeFile(file, Array.from({ length: 40_000 }, (_, i) => `The ${words[i % 10]} ${words[(i * 3) % 10]}${i} saw the ${words[(i * 7) % 10]}.`).join('\n'));

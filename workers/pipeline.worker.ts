@@ -5,6 +5,7 @@
  * embedder being closed. The built-in embedder computes from the table the task carries (the pool's one copy,
  * shared memory), and its tokenizer and the keyword rarity look words up in the vocabulary index it carries.
  */
+import { workerData } from 'node:worker_threads';
 import { loadEmbedder } from '../src/pipeline/embedders/index.js';
 import type { SharedStaticTable } from '../src/pipeline/embedders/static-table.js';
 import type { Embedder } from '../src/pipeline/embedders/types.js';
@@ -16,6 +17,7 @@ import {
   type EmbedTask,
   type EnrichTask,
   type PipelineTask,
+  type PipelineWorkerData,
   type PrepareTask,
   type ProbeTask,
   type TaskResult,
@@ -35,7 +37,7 @@ answerMemoryProbes('pipeline');
  * timers run (src/pipeline/pool.ts).
  */
 const IDLE_COLLECT_MS = 1_000;
-const idle = new IdleTimer(IDLE_COLLECT_MS, collectGarbage);
+const idle = new IdleTimer((workerData as PipelineWorkerData | undefined)?.idleCollectMs ?? IDLE_COLLECT_MS, collectGarbage);
 
 let loaded: { key: string; embedder: Promise<Embedder> } | null = null;
 

@@ -6,7 +6,7 @@ import { holdBuiltin, type BuiltinHold } from './embedders/builtin-memory.js';
 import { describeEmbedder } from './embedders/index.js';
 import type { SharedStaticTable } from './embedders/static-table.js';
 import type { EmbedderInfo } from './embedders/types.js';
-import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PrepareTask, ProbeTask, SharedWords, TaskResult } from './task.js';
+import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PipelineWorkerData, PrepareTask, ProbeTask, SharedWords, TaskResult } from './task.js';
 import type { ParseOutcome } from './types.js';
 
 const ABORTED = { ok: false, code: 'aborted', reason: 'cancelled' } as const;
@@ -54,6 +54,8 @@ export interface PipelinePoolOptions extends EmbedderLocation {
   workerFile?: string;
   /** Test seam: how long an idle thread stays (default a minute). */
   idleTimeoutMs?: number;
+  /** Test seam: how long a thread idles before it collects its garbage (default: the worker's IDLE_COLLECT_MS). */
+  idleCollectMs?: number;
 }
 
 /** Why a task did not give a result: the pool carries on either way. */
@@ -114,6 +116,7 @@ export class PipelinePool {
       // An idle thread waits on its port, not in Atomics.wait, so its timers run (its collection when idle:
       // workers/pipeline.worker.ts). Same CPU either way (docs/benchmarks/memory.md, stop 48).
       atomics: 'disabled',
+      workerData: { idleCollectMs: options.idleCollectMs } satisfies PipelineWorkerData,
     });
     this.#trackLoading(pool);
     // The shared vocabulary and table go once the last thread has: an idle service does not keep them.

@@ -134,3 +134,9 @@ export async function enrich(task: EnrichTask, embedder: Embedder | null): Promi
     timings: { analyzeMs: t1 - t0, embedMs: embedded.embedMs },
   };
 }
+
+/** What every pipeline thread is started with (the pool's piscina workerData). */
+export interface PipelineWorkerData {
+  /** How long a thread idles before it collects its garbage; undefined: the worker's default. */
+  idleCollectMs?: number;
+}

@@ -168,11 +168,11 @@ function rawTokens(text: string, blockStarts: number[], wink: WinkOutput): RawTo
   return raw;
 }
 
+/** The analysis's tokens, each keyed by the stem of its lemma (its sentence set later, by sentencesOf). */
 function toTokens(merged: RawToken[]): Token[] {
-  const tokens: Token[] = new Array<Token>(merged.length);
-  for (let i = 0; i < merged.length; i += 1) {
-    const token = merged[i]!;
-    tokens[i] = {
+  const tokens: Token[] = [];
+  for (const token of merged) {
+    tokens.push({
       value: token.value,
       lower: token.value.toLowerCase(),
       lemma: token.lemma,
@@ -182,7 +182,7 @@ function toTokens(merged: RawToken[]): Token[] {
       stopWord: token.stopWord,
       sentence: -1,
       sentenceStart: token.sentenceStart,
-    };
+    });
   }
   return tokens;
 }

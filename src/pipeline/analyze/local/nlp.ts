@@ -131,8 +131,9 @@ export function analyseBlocks(blocks: Block[]): TextAnalysis {
 /*
  * analyseBlocks' steps are separate functions, one loop each. As one function, V8 compiled its token loop on the
  * stack (on-stack replacement) and that code gave up at the next loop for lack of type feedback, once per
- * document (--trace-deopt: 142 times over the Debian corpus's fifth, one code object); now none. The analysis
- * costs the same within the noise (the fifth in process: 6.7–7.1 against 6.9–7.2 CPU ms a text).
+ * document (--trace-deopt: 142 times over the Debian corpus's fifth, one code object); now each of these functions
+ * deoptimizes once or twice while it warms up, as functions do. The analysis costs the same within the noise (the
+ * fifth in process: 6.7–7.1 against 6.9–7.2 CPU ms a text).
  */
 
 /** wink's tokens as RawTokens: blanks dropped, character offsets found, blocks and sentence starts marked. */

@@ -99,7 +99,9 @@ describe('bench/lib/proc', function () {
       `const own = () => { const f = fs.readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' '); ` +
       `return (Number(f[11]) + Number(f[12])) / 100; }; ` +
       `const t = own(); let i = 0; while (own() - t < 0.4) { for (let k = 0; k < 1e5; k++) i += k; } ` +
-      `require('node:worker_threads').parentPort.postMessage('burnt ' + i);`;
+      `require('node:worker_threads').parentPort.postMessage('burnt ' + i); ` +
+      // Alive until terminated: a worker whose script has ended may be gone before its thread is looked up (Node 26).
+      `setInterval(() => {}, 60_000);`;
     const all0 = cpuSeconds(process.pid)!;
     const except0 = cpuSecondsExcept(process.pid, 'burner')!;
     const worker = new Worker(script, { eval: true });

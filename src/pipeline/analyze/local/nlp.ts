@@ -123,8 +123,7 @@ export function analyseBlocks(blocks: Block[]): TextAnalysis {
 
   const merged = joinHyphenated(rawTokens(text, blockStarts, readWithWink(text)));
   const tokens = toTokens(merged);
-  const blockOf = merged.map((token) => token.block);
-  mergeAbbreviationSplits(tokens, blockOf);
+  mergeAbbreviationSplits(tokens, merged);
   return { tokens, sentences: sentencesOf(tokens, merged, blocks, text) };
 }
 
@@ -264,12 +263,12 @@ function hasWinkStartBetween(starts: Set<number>, after: number, upTo: number): 
 }
 
 /** Rejoins "See Fig." + "2 shows…" and "Dr." + "Smith…" that the sentence splitter cut apart. */
-function mergeAbbreviationSplits(tokens: Token[], blockOf: number[]): void {
+function mergeAbbreviationSplits(tokens: Token[], merged: RawToken[]): void {
   for (let i = 2; i < tokens.length; i += 1) {
     const token = tokens[i];
     const dot = tokens[i - 1];
     const word = tokens[i - 2];
-    if (!token?.sentenceStart || !dot || !word || dot.value !== '.' || blockOf[i] !== blockOf[i - 1]) continue;
+    if (!token?.sentenceStart || !dot || !word || dot.value !== '.' || merged[i]?.block !== merged[i - 1]?.block) continue;
     const abbreviation = word.lower.replace(/\.$/, '');
     const continues = /^[\p{Ll}\d(]/u.test(token.value);
     if (TITLES.has(abbreviation) || (continues && CONTINUING_ABBREVIATIONS.has(abbreviation))) token.sentenceStart = false;

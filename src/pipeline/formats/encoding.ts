@@ -173,17 +173,26 @@ function decodeDetected(bytes: Uint8Array): Decoded {
   return { text: decodeAs(bytes, 'windows-1252') ?? '', encoding: 'windows-1252' };
 }
 
-/** Whether one window of bytes looks like text: no NUL, few C0 control characters. */
+/**
+ * C0 control bytes that do not make a file look binary: tab, LF, VT, FF, CR, SUB (old DOS EOF), ESC (ANSI colour
+ * codes in logs); NUL is decided apart (it ends the look at once).
+ */
+const TEXT_CONTROLS = (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13) | (1 << 26) | (1 << 27);
+
+/**
+ * Whether one window of bytes looks like text: no NUL, under 5 % other C0 control characters. An indexed loop and an
+ * integer comparison (suspicious × 20 < length is exactly suspicious ÷ length < 0.05 for these integers): the
+ * iterator and the division deoptimised it on most calls ("lost precision"), ~100 µs a file read in the slow tier.
+ */
 function windowLooksLikeText(sample: Uint8Array): boolean {
   let suspicious = 0;
-  for (const byte of sample) {
+  for (let i = 0; i < sample.length; i++) {
+    const byte = sample[i]!;
+    if (byte >= 0x20) continue;
     if (byte === 0) return false;
-    // C0 controls other than tab, LF, VT, FF, CR, ESC (ANSI colour codes in logs) and SUB (old DOS EOF).
-    if (byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 11 && byte !== 12 && byte !== 13 && byte !== 26 && byte !== 27) {
-      suspicious++;
-    }
+    if (((TEXT_CONTROLS >>> byte) & 1) === 0) suspicious++;
   }
-  return suspicious / sample.length < 0.05;
+  return suspicious * 20 < sample.length;
 }
 
 const HEAD_WINDOW = 8192;

@@ -102,4 +102,16 @@ describe('looksLikeText', () => {
     expect(looksLikeText(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00]))).to.equal(false);
     expect(looksLikeText(Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 65, 66]))).to.equal(false);
   });
+
+  it('draws the line at 5 % control characters, leaving out tab, newlines, form feed, SUB and ESC', () => {
+    const window = (controls: number[], letters: number): Buffer => Buffer.concat([Buffer.from(controls), Buffer.alloc(letters, 0x61)]);
+    // 4 in 100 and 5 in 101 are under 5 %; 5 in 100 is not.
+    expect(looksLikeText(window([1, 2, 3, 4], 96))).to.equal(true);
+    expect(looksLikeText(window([1, 2, 3, 4, 5], 96))).to.equal(true);
+    expect(looksLikeText(window([1, 2, 3, 4, 5], 95))).to.equal(false);
+    // Those that text holds count for nothing, however many; one NUL is binary.
+    expect(looksLikeText(window([9, 10, 11, 12, 13, 26, 27, 9, 10, 27], 10))).to.equal(true);
+    expect(looksLikeText(window([0], 1000))).to.equal(false);
+    expect(looksLikeText(window([31, 8, 14, 28, 29, 30], 10))).to.equal(false);
+  });
 });

@@ -29,7 +29,7 @@ describe('normalizeText', () => {
         .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
     /* eslint-enable no-control-regex */
     // Every kind of character a pass looks at, beside the letters and digits pieces end between.
-    const alphabet = ['a', 'Z', '7', 'e', ' ', '  ', '\t', '\r', '\n', '\r\n', '\n\n\n', '\u0000', '\u00AD', '\u200B', '\uFEFF', '\u0301', '\u0308',
+    const alphabet = ['a', 'Z', '7', 'e', ' ', '  ', ' ', ' ', '\t', '\f', '\v', ' \n', '\n ', ' \n ', '\r', '\n', '\r\n', '\n\n\n', '\u0000', '\u00AD', '\u200B', '\uFEFF', '\u0301', '\u0308',
       '\u00A0', '\u3000', '\u2000', '\u2028', '\u0085', '\uD83D', '\uDE00', '\uD83D\uDE00', 'é', '\u1100', '\u1161', '\uAC00', '\u11A8', 'ﬁ', '\u212B'];
     let seed = 17;
     const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
@@ -43,6 +43,9 @@ describe('normalizeText', () => {
       parts.push('\t \u3000');
       const text = parts.join('');
       expect(normalizeText(text)).to.equal(whole(text));
+      // A short text is one piece, normalised without the cutting.
+      const short = text.slice(0, 2_000 + random(4_000));
+      expect(normalizeText(short)).to.equal(whole(short));
     }
     // Without letters or digits to end a piece between, the text is one piece.
     const noInert = '\u0301 \u00e9\n'.repeat(10_000);

@@ -7,7 +7,12 @@
  */
 export const MAX_WORD_CHARS = 64;
 
-const LONG_RUN = new RegExp(`\\S{${MAX_WORD_CHARS + 1},}`, 'g');
+/**
+ * A run too long, matched only where a run starts: without the lookbehind the search tried the run's length again
+ * from every character of every word (160 µs against 66 a text of the Debian fifth; the same matches, since a
+ * greedy match always starts a run and takes it whole).
+ */
+const LONG_RUN = new RegExp(`(?<!\\S)\\S{${MAX_WORD_CHARS + 1},}`, 'g');
 
 /** The text with every run of non-space characters longer than MAX_WORD_CHARS cut to that length. */
 export function capWords(text: string): string {

@@ -44,8 +44,8 @@ describe('thread memory probes', () => {
       for (const a of answers) expect(a.heapTotal).to.be.greaterThan(a.heapUsed * 0.5).and.greaterThan(0);
       const store = answers.find((a) => a.role === 'store')!;
       expect(store.wasm).to.equal(160 * 65536);
-      // Its buffers are outside the heap and its WASM memory is not (V8 20 counts that as external too, V8 26 does
-      // not: either way it is counted once, as wasm, and the buffers stay).
+      // Its buffers count as outside the heap, its WASM memory does not (Node 20's V8 counts that as external too,
+      // Node 26's does not: either way it is counted once, as wasm, and the buffers stay).
       expect(store.external).to.be.at.least(STORE_BUFFER).and.lessThan(STORE_BUFFER + store.wasm);
     }
   });

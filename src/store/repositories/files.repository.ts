@@ -195,12 +195,24 @@ export function vectorLiteral(v: Float32Array): string {
   return `${out}]`;
 }
 
+/** What upsertFacts did: the file's id, and whether a row for its path was there before (an update, not an insert). */
+interface Upserted {
+  id: number;
+  existed: boolean;
+}
+
 /**
- * Upserts the file-system facts and identity of a file; answers its id. The statements of a file's write are kept
- * prepared ({ prepare: true }): they run once per file, and on PGlite parsing and planning them again in WASM each
- * time was part of the files row's cost.
+ * Upserts the file-system facts and identity of a file, and forgets the path's exclusion (what it holds changed);
+ * answers its id and whether the path had a row already. One statement: the exclusion's DELETE rides along as a
+ * WITH query (a data-modifying one runs whether read or not), and a caller skips the DELETE of old chunks for a new
+ * row, whose id no chunk can hold. Each was a round trip of its own into PGlite (~0.09 CPU ms each a file). A new
+ * row is told by its id: the insert draws the next id before it meets a conflict, so the row is new exactly when its
+ * id is the one just drawn (on a server too, where another transaction may insert the path meanwhile and the
+ * statement then updates that row). The statements of a file's write are kept prepared ({ prepare: true }): they
+ * run once per file, and on PGlite parsing and planning them again in WASM each time was part of the files row's
+ * cost.
  */
-async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts' | 'mtimeMs' | 'jobId'>, extra: Record<string, SqlValue>): Promise<number> {
+async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts' | 'mtimeMs' | 'jobId'>, extra: Record<string, SqlValue>): Promise<Upserted> {
   const base: Record<string, SqlValue> = {
     path: file.facts.path,
     job_id: file.jobId,
@@ -215,21 +227,27 @@ async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts'
   };
   const columns = Object.keys(base);
   const values = Object.values(base);
+  // $1 is the path (base's first column).
   const placeholders = columns.map((c, i) => (c === 'metadata' ? `$${i + 1}::jsonb` : `$${i + 1}`));
   const updates = columns.filter((c) => c !== 'path').map((c) => `${c} = EXCLUDED.${c}`);
-  const { rows } = await tx.query<{ id: number }>(
-    `INSERT INTO files (${columns.join(', ')}, indexed_at) VALUES (${placeholders.join(', ')}, now())
+  const { rows } = await tx.query<{ id: number; existed: boolean }>(
+    `WITH forgotten AS (DELETE FROM excluded_files WHERE path = $1)
+     INSERT INTO files (${columns.join(', ')}, indexed_at) VALUES (${placeholders.join(', ')}, now())
      ON CONFLICT (path) DO UPDATE SET ${updates.join(', ')}, indexed_at = now()
-     RETURNING id`,
+     RETURNING id, id <> currval(pg_get_serial_sequence('files', 'id')) AS existed`,
     values,
     { prepare: true },
   );
-  return rows[0]!.id;
+  const row = rows[0]!;
+  return { id: row.id, existed: row.existed };
 }
 
-/** Replaces file `toId`'s chunks with copies of file `fromId`'s (identical content: no need to embed again). */
-export async function copyChunks(tx: SqlExecutor, toId: number, fromId: number): Promise<void> {
-  await tx.query('DELETE FROM chunks WHERE file_id = $1', [toId]);
+/**
+ * Replaces file `toId`'s chunks with copies of file `fromId`'s (identical content: no need to embed again).
+ * `replacing` false: `toId` is a row just inserted, with no chunks to delete.
+ */
+export async function copyChunks(tx: SqlExecutor, toId: number, fromId: number, replacing = true): Promise<void> {
+  if (replacing) await tx.query('DELETE FROM chunks WHERE file_id = $1', [toId]);
   await tx.query(
     `INSERT INTO chunks (file_id, idx, start_char, end_char, model, dim, embedding)
      SELECT $1, idx, start_char, end_char, model, dim, embedding FROM chunks WHERE file_id = $2`,
@@ -265,10 +283,16 @@ export function packedVectors(vectors: readonly Float32Array[]): Uint8Array {
 /**
  * Replaces a file's chunks with `file.chunks`, each labelled with the model that made it and its dimension. One
  * prepared statement per slice of chunks: positions as integer arrays, the vectors packed into one binary vector
- * that subvector() cuts again, in order (every chunk of a model has its dimension).
+ * that subvector() cuts again, in order (every chunk of a model has its dimension). `replacing` false: the file's row
+ * was just inserted, and has no chunks to delete.
  */
-export async function replaceChunks(tx: SqlExecutor, fileId: number, file: Pick<IndexedFileWrite, 'embeddingModel' | 'chunks'>): Promise<void> {
-  await tx.query('DELETE FROM chunks WHERE file_id = $1', [fileId], { prepare: true });
+export async function replaceChunks(
+  tx: SqlExecutor,
+  fileId: number,
+  file: Pick<IndexedFileWrite, 'embeddingModel' | 'chunks'>,
+  replacing = true,
+): Promise<void> {
+  if (replacing) await tx.query('DELETE FROM chunks WHERE file_id = $1', [fileId], { prepare: true });
   const dimension = file.chunks[0]?.embedding.length ?? 0;
   if (dimension === 0) return;
   if (file.chunks.some((c) => c.embedding.length !== dimension)) throw new RangeError('chunks of one file differ in dimension');
@@ -331,7 +355,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
     saveIndexed(file) {
       return db.transaction(async (tx) => {
         if (file.text.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces);
-        const id = await upsertFacts(tx, file, {
+        const { id, existed } = await upsertFacts(tx, file, {
           content_hash: file.contentHash,
           format: file.format,
           mime: file.mime,
@@ -350,15 +374,14 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
           embedding_model: file.embeddingModel,
           chunk_count: file.chunks.length,
         });
-        await replaceChunks(tx, id, file);
-        await forgetExcluded(tx, file.facts.path);
+        await replaceChunks(tx, id, file, existed);
         return id;
       });
     },
 
     saveFailed(file) {
       return db.transaction(async (tx) => {
-        const id = await upsertFacts(tx, file, {
+        const { id, existed } = await upsertFacts(tx, file, {
           content_hash: null,
           format: '',
           mime: '',
@@ -377,8 +400,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
           embedding_model: '',
           chunk_count: 0,
         });
-        await tx.query('DELETE FROM chunks WHERE file_id = $1', [id]);
-        await forgetExcluded(tx, file.facts.path);
+        if (existed) await tx.query('DELETE FROM chunks WHERE file_id = $1', [id]);
         return id;
       });
     },
@@ -453,9 +475,8 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
         const source = rows[0];
         if (!source) throw new Error(`saveCopy: no file with id ${sourceId}`);
         if (typeof source.content === 'string' && source.content.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces);
-        const id = await upsertFacts(tx, { facts, mtimeMs, jobId }, { ...source, status: 'indexed', error_code: null, error: null });
-        await copyChunks(tx, id, sourceId);
-        await forgetExcluded(tx, facts.path);
+        const { id, existed } = await upsertFacts(tx, { facts, mtimeMs, jobId }, { ...source, status: 'indexed', error_code: null, error: null });
+        await copyChunks(tx, id, sourceId, existed);
         return id;
       });
     },

@@ -131,6 +131,38 @@ forEachEngine('files repository', (engine) => {
       expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE file_id = $1', [id])).rows[0]!.n, 'replaced').to.equal(2);
     });
 
+    it("follow every kind of write: a new row's, a row written again, a failure, a copy; the path's exclusion forgotten", async () => {
+      const chunksOf = async (path: string): Promise<number[]> =>
+        (await db.query<{ idx: number }>('SELECT c.idx FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = $1 ORDER BY c.idx', [path])).rows.map((r) => r.idx);
+      const exclusions = async (): Promise<string[]> => (await db.query<{ path: string }>('SELECT path FROM excluded_files ORDER BY path')).rows.map((r) => r.path);
+      const three = [vector(100, 1), vector(100, 2), vector(100, 3)];
+      // Excluded first (a key in it), then written: the exclusion goes, the new row gets its chunks.
+      const facts = indexedFileWrite('/d/a.txt', []).facts;
+      await store.files.saveExcluded({ facts, mtimeMs: 1, jobId: null, code: 'contains_secret', reason: 'a key' });
+      await store.files.saveExcluded({ facts: { ...facts, path: '/d/other.txt' }, mtimeMs: 1, jobId: null, code: 'contains_secret', reason: 'a key' });
+      expect(await exclusions()).to.deep.equal(['/d/a.txt', '/d/other.txt']);
+      const id = await store.files.saveIndexed(indexedFileWrite('/d/a.txt', three));
+      expect(await exclusions(), 'only its own exclusion goes').to.deep.equal(['/d/other.txt']);
+      expect(await chunksOf('/d/a.txt')).to.deep.equal([0, 1, 2]);
+      // Written again with fewer chunks: the same row, the old chunks replaced.
+      expect(await store.files.saveIndexed(indexedFileWrite('/d/a.txt', three.slice(0, 1)))).to.equal(id);
+      expect(await chunksOf('/d/a.txt')).to.deep.equal([0]);
+      // A second file, new: its chunks beside the first's, none of the first's touched.
+      await store.files.saveIndexed(indexedFileWrite('/d/b.txt', three));
+      expect([await chunksOf('/d/a.txt'), await chunksOf('/d/b.txt')]).to.deep.equal([[0], [0, 1, 2]]);
+      // A copy onto the first (identical content elsewhere), then onto a new path: the chunks are the source's.
+      const bId = (await db.query<{ id: number }>(`SELECT id FROM files WHERE path = '/d/b.txt'`)).rows[0]!.id;
+      await store.files.saveCopy(bId, facts, 2, null);
+      await store.files.saveCopy(bId, { ...facts, path: '/d/c.txt', filename: 'c.txt' }, 2, null);
+      expect([await chunksOf('/d/a.txt'), await chunksOf('/d/c.txt')]).to.deep.equal([[0, 1, 2], [0, 1, 2]]);
+      // A failure where an indexed file was: no chunks left; a failure of a new path: a row without any.
+      await store.files.saveFailed({ facts, mtimeMs: 3, jobId: null, code: 'parse_error', reason: 'broken' });
+      await store.files.saveFailed({ facts: { ...facts, path: '/d/d.txt', filename: 'd.txt' }, mtimeMs: 3, jobId: null, code: 'parse_error', reason: 'broken' });
+      expect([await chunksOf('/d/a.txt'), await chunksOf('/d/d.txt'), await chunksOf('/d/b.txt')]).to.deep.equal([[], [], [0, 1, 2]]);
+      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
+      expect(rows[0]!.n, 'no chunk of a row that is gone or failed').to.equal(6);
+    });
+
     it('refuse chunks of one file with different dimensions, writing nothing', async () => {
       const write = indexedFileWrite('/d/mixed.txt', [vector(100, 1), vector(50, 2)]);
       let error: unknown = null;

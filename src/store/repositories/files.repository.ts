@@ -74,9 +74,11 @@ const KNOWN_COLUMNS = 'id, path, size, mtime_ms, content_hash, status, embedding
 /** excluded_files rows in the shape of KNOWN_COLUMNS (id 0: they have no files row). */
 const EXCLUDED_AS_KNOWN = `0 AS id, path, size, mtime_ms, NULL AS content_hash, 'excluded' AS status, '' AS embedding_model, job_id`;
 
-/** A path written to the index is no longer excluded (what it holds changed). */
+/** A path written to the index is no longer excluded (what it holds changed): $1 the path. */
+const FORGET_EXCLUDED = 'DELETE FROM excluded_files WHERE path = $1';
+
 async function forgetExcluded(tx: SqlExecutor, path: string): Promise<void> {
-  await tx.query('DELETE FROM excluded_files WHERE path = $1', [path], { prepare: true });
+  await tx.query(FORGET_EXCLUDED, [path], { prepare: true });
 }
 
 /**
@@ -231,15 +233,14 @@ async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts'
   const placeholders = columns.map((c, i) => (c === 'metadata' ? `$${i + 1}::jsonb` : `$${i + 1}`));
   const updates = columns.filter((c) => c !== 'path').map((c) => `${c} = EXCLUDED.${c}`);
   const { rows } = await tx.query<{ id: number; existed: boolean }>(
-    `WITH forgotten AS (DELETE FROM excluded_files WHERE path = $1)
+    `WITH forgotten AS (${FORGET_EXCLUDED})
      INSERT INTO files (${columns.join(', ')}, indexed_at) VALUES (${placeholders.join(', ')}, now())
      ON CONFLICT (path) DO UPDATE SET ${updates.join(', ')}, indexed_at = now()
      RETURNING id, id <> currval(pg_get_serial_sequence('files', 'id')) AS existed`,
     values,
     { prepare: true },
   );
-  const row = rows[0]!;
-  return { id: row.id, existed: row.existed };
+  return rows[0]!;
 }
 
 /**

@@ -20,5 +20,7 @@ export const distRoot = path.join(packageRoot, 'dist');
 export const workerPath = (name: string): string => path.join(distRoot, 'workers', `${name}.js`);
 /** The built-in embedder (model.onnx, vocab.txt, meta.json), built from GloVe at install time (`npm run build:embedder`). */
 export const builtinEmbedderDir = path.join(packageRoot, 'build', 'models', 'builtin-static');
+/** A new embedded database made at build time (`npm run build`), copied by every creation (store/engines/pglite-template.ts). */
+export const pgliteTemplateDir = path.join(packageRoot, 'build', 'pglite-template');
 /** The built web app (vite builds web/ into it at `npm run build`); the service serves it at `/`. */
 export const webAppDir = path.join(distRoot, 'web');

@@ -41,7 +41,7 @@ forEachEngine('migrate', (engine) => {
       scratch = await createScratchDatabase();
       db = await openPostgres(scratch.url);
     } else {
-      db = await openPglite(null);
+      db = await openPglite(null, { template: false }); // an empty database: no migration applied yet
     }
   });
   afterEach(async () => {

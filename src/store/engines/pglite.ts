@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { QueryOptions, SqlDatabase, SqlExecutor, SqlResult, SqlValue } from '../sql.js';
-import { ensurePgliteCreated, pgliteInstance } from './pglite-create.js';
+import { ensurePgliteCreated, memoryTemplate, pgliteInstance } from './pglite-create.js';
 import { PgliteStatements } from './pglite-statements.js';
 
 /**
@@ -93,6 +93,11 @@ export interface PgliteOptions {
   walCheckpointBytes?: number;
   /** Look at the log's growth every this many transactions. */
   walCheckEvery?: number;
+  /**
+   * A new database from the build's template (pgvector and the schema in it: pglite-template.ts) when one fits;
+   * false: always as initdb makes it (tests of the migrations). Default true.
+   */
+  template?: boolean;
   /** Test seam: this `shared_buffers` (MB) instead of the one sized from the database (sharedBuffersMb). */
   sharedBuffersMb?: number;
   /**
@@ -115,9 +120,11 @@ export type PgliteDatabase = SqlDatabase & { wasmBytes(): number; sharedBuffersM
 export async function openPglite(dataDir: string | null, options: PgliteOptions = {}): Promise<PgliteDatabase> {
   const buffersMb = options.sharedBuffersMb ?? sharedBuffersMb(dataDir ? await databaseBytes(dataDir) : 0);
   const startParams = [...PGlite.defaultStartParams, ...WAL_START_PARAMS, '-c', `shared_buffers=${buffersMb}MB`];
-  // A new database is created by a child process, never by the instance the store keeps (pglite-create.ts).
-  if (dataDir) await ensurePgliteCreated(dataDir);
-  const db = await pgliteInstance(dataDir, startParams);
+  // A new database is copied from the build's template, or created by a child process, never by the instance the
+  // store keeps (pglite-create.ts); one in memory loads the template's tar when there is one.
+  const template = options.template ?? true;
+  if (dataDir) await ensurePgliteCreated(dataDir, template ? {} : { templateDir: null });
+  const db = await pgliteInstance(dataDir, startParams, dataDir || !template ? undefined : await memoryTemplate());
   // A new database gets the extension at its first open (its creation stops after initdb); CREATE EXTENSION IF
   // NOT EXISTS at every open cost 30-70 CPU-ms (80-190 ms of a restart at load 8-10), the catalog lookup ~5.
   const { rows } = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");

@@ -35,6 +35,7 @@ describe('creating a new PGlite database (a child process, renamed into place)',
 
   it('opens a new database it did not create itself: what initdb held is not kept by the open engine', async () => {
     const before = process.memoryUsage().external;
+    expect(await ensurePgliteCreated(dataDir, { templateDir: null })).to.equal('initdb');
     const db = await openPglite(dataDir);
     try {
       // Created in this process, the instance kept ~500 MB of initdb's WASM memory; created by the child, the
@@ -64,6 +65,7 @@ describe('creating a new PGlite database (a child process, renamed into place)',
 
   it('creates the database in an empty data directory', async () => {
     await mkdir(dataDir);
+    expect(await ensurePgliteCreated(dataDir, { templateDir: null })).to.equal('initdb');
     await expectWorkingDatabase();
   });
 
@@ -82,7 +84,7 @@ describe('creating a new PGlite database (a child process, renamed into place)',
   it('reports a creation that fails with its reason, and leaves nothing behind', async () => {
     // initdb refuses a setting PostgreSQL does not know: the child fails and says why.
     let error: Error | null = null;
-    await ensurePgliteCreated(dataDir, { initdbArgs: ['-c', 'no_such_parameter=1'] }).catch((err: Error) => (error = err));
+    await ensurePgliteCreated(dataDir, { initdbArgs: ['-c', 'no_such_parameter=1'], templateDir: null }).catch((err: Error) => (error = err));
     expect(error).to.be.an('error');
     expect(error!.message).to.include(`creating the embedded database in ${dataDir} failed`).and.include('INITDB failed to initialize');
     expect(await readdir(parent)).to.deep.equal([]);
@@ -90,7 +92,7 @@ describe('creating a new PGlite database (a child process, renamed into place)',
 
   it('reports a creation that takes too long, stopping it, and leaves nothing behind', async () => {
     let error: Error | null = null;
-    await ensurePgliteCreated(dataDir, { timeoutMs: 1 }).catch((err: Error) => (error = err));
+    await ensurePgliteCreated(dataDir, { timeoutMs: 1, templateDir: null }).catch((err: Error) => (error = err));
     expect(error).to.be.an('error');
     expect(error!.message).to.include('took longer than').and.include('it was stopped');
     expect(await readdir(parent)).to.deep.equal([]);

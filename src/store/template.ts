@@ -26,8 +26,12 @@ export async function buildPgliteTemplate(templateDir = pgliteTemplateDir): Prom
   // A fresh folder beside the old template, swapped in once complete: a build stopped half-way leaves the old one
   // (or none), never a stamp that vouches for a half-made database.
   const building = `${templateDir}.building-${process.pid}`;
-  await rm(building, { recursive: true, force: true });
-  await mkdir(building, { recursive: true });
+  // Builds stopped half-way before this one leave their folders: they go.
+  const parent = path.dirname(templateDir);
+  await mkdir(parent, { recursive: true });
+  const prefix = `${path.basename(templateDir)}.building-`;
+  for (const name of await readdir(parent)) if (name.startsWith(prefix)) await rm(path.join(parent, name), { recursive: true, force: true });
+  await mkdir(building);
   try {
     const data = templateDataDir(building);
     await ensurePgliteCreated(data, { templateDir: null });

@@ -7,7 +7,7 @@ import { chmod, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { migrationsDir, pgliteTemplateDir } from '../paths.js';
 import { PGlite } from '@electric-sql/pglite';
-import { ensurePgliteCreated, pgliteInstance } from './engines/pglite-create.js';
+import { ensurePgliteCreated, pgliteInstance, removeLeftovers } from './engines/pglite-create.js';
 import { INITDB_ARGS } from './engines/pglite-initdb.js';
 import { templateDataDir, templateStamp, templateStampFile, templateTarFile, usableTemplate } from './engines/pglite-template.js';
 import { openPglite } from './engines/pglite.js';
@@ -26,11 +26,8 @@ export async function buildPgliteTemplate(templateDir = pgliteTemplateDir): Prom
   // A fresh folder beside the old template, swapped in once complete: a build stopped half-way leaves the old one
   // (or none), never a stamp that vouches for a half-made database.
   const building = `${templateDir}.building-${process.pid}`;
-  // Builds stopped half-way before this one leave their folders: they go.
-  const parent = path.dirname(templateDir);
-  await mkdir(parent, { recursive: true });
-  const prefix = `${path.basename(templateDir)}.building-`;
-  for (const name of await readdir(parent)) if (name.startsWith(prefix)) await rm(path.join(parent, name), { recursive: true, force: true });
+  await mkdir(path.dirname(templateDir), { recursive: true });
+  await removeLeftovers(path.dirname(templateDir), `${path.basename(templateDir)}.building-`);
   await mkdir(building);
   try {
     const data = templateDataDir(building);

@@ -97,6 +97,15 @@ async function entries(dir: string): Promise<string[] | null> {
   }
 }
 
+/**
+ * Removes the folders in `parent` whose names start with `prefix`: what a creation (or a template's build) killed
+ * half-way left. One whose process still runs (its parent just died) may resist: it is left.
+ */
+export async function removeLeftovers(parent: string, prefix: string): Promise<void> {
+  const stale = ((await entries(parent)) ?? []).filter((name) => name.startsWith(prefix));
+  await Promise.all(stale.map((name) => rm(path.join(parent, name), { recursive: true, force: true }).catch(() => undefined)));
+}
+
 /** Makes a rename durable: the directory's entry is only on disk once the directory itself is synced. */
 async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
@@ -156,9 +165,7 @@ export async function ensurePgliteCreated(dataDir: string, options: CreateOption
   const parent = path.dirname(dataDir);
   await mkdir(parent, { recursive: true });
   const prefix = creatingPrefix(dataDir);
-  const stale = ((await entries(parent)) ?? []).filter((name) => name.startsWith(prefix));
-  // A creation killed half-way; one whose process still runs (its parent just died) may resist: it is left.
-  await Promise.all(stale.map((name) => rm(path.join(parent, name), { recursive: true, force: true }).catch(() => undefined)));
+  await removeLeftovers(parent, prefix);
   const creating = await mkdtemp(path.join(parent, prefix));
   const initdbArgs = options.initdbArgs ?? INITDB_ARGS;
   const templateDir = options.templateDir === undefined ? pgliteTemplateDir : options.templateDir;

@@ -11,7 +11,7 @@
  * server with its replicas and backups by it; the embedded database has neither).
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -90,7 +90,7 @@ export async function usableTemplate(templateDir: string, initdbArgs: string[], 
   }
   if (JSON.stringify(stamp) !== JSON.stringify(await templateStamp(initdbArgs, migrationsDir))) return null;
   try {
-    await readFile(path.join(templateDataDir(templateDir), 'PG_VERSION'));
+    await access(path.join(templateDataDir(templateDir), 'PG_VERSION'));
   } catch {
     return null;
   }

@@ -18,6 +18,19 @@ function hash(text: string, start: number, end: number): number {
   return h >>> 0;
 }
 
+/**
+ * FNV-1a over text[start, end) with A-Z read as a-z: the same hash as `hash` of the lower-cased span, without
+ * making that string (the built-in embedder's tokenizer looks up every ASCII word of a text so, `lineOfLowerAscii`).
+ */
+function hashLowerAscii(text: string, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    h = Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), 0x01000193);
+  }
+  return h >>> 0;
+}
+
 /** An index's memory, as another thread receives it (typed arrays over SharedArrayBuffers: sent, never copied). */
 export interface SharedWordIndex {
   codes: Uint16Array;
@@ -112,6 +125,20 @@ export class WordIndex {
     }
   }
 
+  /**
+   * `lineOf(text.slice(start, end).toLowerCase())` for a span of ASCII characters, without making either string:
+   * A-Z compare as a-z (for ASCII, toLowerCase does exactly that).
+   */
+  lineOfLowerAscii(text: string, start: number, end: number): number {
+    let slot = hashLowerAscii(text, start, end) & this.#mask;
+    for (;;) {
+      const held = this.#table[slot]!;
+      if (held === 0) return -1;
+      if (this.#sameAsLowerAscii(held - 1, text, start, end)) return held - 1;
+      slot = (slot + 1) & this.#mask;
+    }
+  }
+
   /** The word on line `line`. */
   line(line: number): string {
     if (!Number.isInteger(line) || line < 0 || line >= this.lines) throw new RangeError(`no line ${line}`);
@@ -124,6 +151,16 @@ export class WordIndex {
     const from = this.#starts[line]!;
     if (this.#starts[line + 1]! - 1 - from !== end - start) return false;
     for (let i = 0; i < end - start; i++) if (this.#codes[from + i] !== other.charCodeAt(start + i)) return false;
+    return true;
+  }
+
+  #sameAsLowerAscii(line: number, other: string, start: number, end: number): boolean {
+    const from = this.#starts[line]!;
+    if (this.#starts[line + 1]! - 1 - from !== end - start) return false;
+    for (let i = 0; i < end - start; i++) {
+      const c = other.charCodeAt(start + i);
+      if (this.#codes[from + i] !== (c >= 65 && c <= 90 ? c + 32 : c)) return false;
+    }
     return true;
   }
 }

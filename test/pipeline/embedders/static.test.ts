@@ -145,6 +145,40 @@ describe('StaticTokenizer', () => {
     expect(tok.ids('unknownword the')).to.deep.equal([1]);
   });
 
+  it("finds exactly the expression's words and ids, whatever the mix of ASCII and other characters", () => {
+    // The scan reads ASCII words by a loop of its own and hands over to the expression at any other character:
+    // the reference here is the expression alone, with the documented key (lower case, accents folded) and lookup.
+    const vocab = ['[PAD]', 'the', 'cafe', 't-cell', 'il', 'mediated', 'strasse', 'cell', 'a1', 'zz', 'b-c', 'e', 'i', 'x9'];
+    const tok = new StaticTokenizer(vocab);
+    const line = new Map(vocab.map((w, i) => [w, i]));
+    const folds: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ı: 'i', þ: 'th', ð: 'd' };
+    const key = (word: string): string => {
+      const lower = word.toLowerCase();
+      return /^[a-z0-9-]+$/.test(lower) ? lower : lower.normalize('NFD').replace(/\p{M}/gu, '').replace(/[ßæœøłđıþð]/g, (c) => folds[c] ?? c);
+    };
+    const idOf = (w: string): number | undefined => (line.get(w) ?? 0) > 0 ? line.get(w) : undefined;
+    const reference = (text: string) =>
+      [...text.matchAll(/[\p{L}\p{N}\p{M}]+(?:-[\p{L}\p{N}\p{M}]+)*/gu)].map((m) => {
+        const k = key(m[0]);
+        const whole = idOf(k);
+        const ids = whole !== undefined ? [whole] : k.includes('-') ? k.split('-').flatMap((p) => idOf(p) ?? []) : [];
+        return { start: m.index, end: m.index + m[0].length, ids };
+      });
+    const pieces = ['the', 'The', 'CAFE', 'Café', 'cafe\u0301', 'T-cell', 'IL-6-mediated', 'b-c', 'B-C-', '-', '--', ' ', '  ', '\n',
+      'a1', 'Zz', 'x9', 'é', 'e', 'ß', 'STRAßE', '’', '—', '\u00ad', '😀', 'İ', 'I', '²', 'ª', '\u0301', '.', '_', 'ǅ', '日本', 'cell', '9'];
+    let seed = 52;
+    const random = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    for (let round = 0; round < 3000; round++) {
+      let text = '';
+      for (let k = random(24); k > 0; k--) text += pieces[random(pieces.length)];
+      const got = tok.words(text).map((w) => ({ start: w.start, end: w.end, ids: [...w.ids] }));
+      expect(got, JSON.stringify(text)).to.deep.equal(reference(text));
+    }
+  });
+
   it('reads a vocab file of the real build', () => {
     const real = StaticTokenizer.fromVocabFile(path.join(defaultBuiltinDir(), 'vocab.txt'));
     expect(real.size).to.equal(341479);

@@ -29,6 +29,18 @@ describe('WordIndex', () => {
     expect(() => words.line(6)).to.throw(RangeError);
   });
 
+  it('looks up an ASCII span of a text as its lower case, without the strings', () => {
+    const words = new WordIndex('[PAD]\nthe\nof\nt-cell\nil-6\nx9\n');
+    const text = 'The OF, T-Cell; IL-6 x9 X9z Thee';
+    const spans = [...text.matchAll(/[A-Za-z0-9-]+/g)].map((m) => [m.index, m.index + m[0].length] as const);
+    for (const [start, end] of spans) {
+      const word = text.slice(start, end);
+      expect(words.lineOfLowerAscii(text, start, end), word).to.equal(words.lineOf(word.toLowerCase()));
+    }
+    expect(spans.map(([start, end]) => words.lineOfLowerAscii(text, start, end))).to.deep.equal([1, 2, 3, 4, 5, -1, -1]);
+    expect(words.lineOfLowerAscii(text, 0, 2), 'a part of a word').to.equal(-1);
+  });
+
   it('reads a last line without a final newline, and an empty list', () => {
     expect(new WordIndex('a\nb').lines).to.equal(2);
     expect(new WordIndex('a\nb').lineOf('b')).to.equal(1);

@@ -8,7 +8,6 @@
  *
  * The texts are the pipeline's own (parseFile with the service's default limits), read once before any round.
  */
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultSettings } from '../src/settings/schema.js';
@@ -17,6 +16,7 @@ import { defaultBuiltinDir } from '../src/pipeline/embedders/index.js';
 import { StaticTokenizer } from '../src/pipeline/embedders/static.js';
 import { parseFile } from '../src/pipeline/stages/parse.js';
 import { positiveInt, readBenchArgs } from './lib/cli.js';
+import { listFiles } from './lib/files.js';
 
 const { dir, rounds, compare } = readBenchArgs(
   {
@@ -45,10 +45,7 @@ if (compare) {
   builds.push({ name: 'compared build', tokenizer: other.StaticTokenizer.fromVocabFile(vocab) });
 }
 
-const files = readdirSync(dir, { recursive: true, withFileTypes: true })
-  .filter((entry) => entry.isFile())
-  .map((entry) => path.join(entry.parentPath, entry.name))
-  .sort();
+const files = await listFiles(dir);
 const limits = parseLimits(defaultSettings().indexing);
 const texts: string[] = [];
 for (const file of files) {

@@ -136,7 +136,11 @@ function startsWithMarkup(bytes: Buffer): boolean {
 
 /** Bytes of a text file looked at to recognise what it is (e-mail headers can run to tens of KB). */
 const TEXT_SNIFF_BYTES = 64 * 1024;
-const MAIL_HEADER = /^(from|subject|message-id|received|mime-version|date|to|return-path|dkim-signature):/i;
+/**
+ * Headers only mail has. Not `Date:` or `To:` alone: a `git log` (Author:, Date:, a blank line, the message) has
+ * the shape of a header block too, and Debian ships many a changelog so (/usr/share/doc/libgnutls30/changelog.gz).
+ */
+const MAIL_HEADER = /^(from|subject|message-id|received|mime-version|return-path|dkim-signature|delivered-to|reply-to):/i;
 
 /**
  * RFC 822 headers from the first line up to a blank line (continuation lines start with a space or a tab), with

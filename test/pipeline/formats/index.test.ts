@@ -18,6 +18,15 @@ describe('extractDocument', () => {
     expect(xml.ok && [xml.format, xml.text]).to.deep.equal(['xml', 'xml words']);
   });
 
+  it('reads a git log without an extension as plain text, not as an e-mail', async () => {
+    const log = 'commit 3f2a9c0\nAuthor: Ann Example <ann@example.org>\nDate:   Thu Feb 9 09:39:41 2023 +0100\n\n    Release 3.7.9\n';
+    const result = await extract(log);
+    expect(result.ok && [result.format, result.text.includes('Release 3.7.9')]).to.deep.equal(['text', true]);
+    // The same head without its first line is still no mail: Author: and Date: are not mail's own headers.
+    const headless = await extract(log.slice(log.indexOf('\n') + 1));
+    expect(headless.ok && headless.format).to.equal('text');
+  });
+
   it('keeps a .txt with mail headers as plain text', async () => {
     const result = await extract('From: a@b.c\nSubject: Hi\n\nBody\n', 'txt');
     expect(result.ok && result.format).to.equal('text');

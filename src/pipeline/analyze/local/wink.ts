@@ -25,10 +25,27 @@
  * whole Debian corpus, read in order and shuffled twice over, every title, summary and keyword list is the same as
  * with every table put back as shipped after each document. What it costs and what it saves:
  * docs/benchmarks/corpus.md, stop 47.
+ *
+ * Every instance is given the custom-entity model that the thread's first one read (`cerMetaModel`, below), never
+ * the model's own loader again: wink-eng-lite-web-model 1.8's `metaCER()` ends in `machines = JSON.stringify(machines)`,
+ * reassigning its module's variable, so each call returns the previous answer escaped once more, its backslashes
+ * doubled. A thread that built its ~20th instance held a string of hundreds of megabytes and died at its 1,024 MB
+ * heap limit: two files of /usr/share's 50,649 ended `out_of_memory` and the service peaked at 1.5 GB
+ * (docs/benchmarks/corpus.md, stop 53).
  */
 import winkNLP from 'wink-nlp';
 import type { WinkMethods } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+
+/**
+ * The model's custom-entity meta model as its first call gives it (a JSON text of the automata, which wink
+ * compiles only when asked to learn custom entities): read once for the thread, then handed to every instance.
+ */
+let cerMeta: unknown;
+export function cerMetaModel(): unknown {
+  cerMeta ??= (model.metaCER as () => unknown).call(model);
+  return cerMeta;
+}
 
 /** One of the model's tables of values as wink's cache grows it: value → index (hash), index → value (list). */
 interface ValueTable {
@@ -88,7 +105,7 @@ export class ForgetfulWink {
     this.#rebuildAfterWords = options.rebuildAfterWords ?? REBUILD_AFTER_WORDS;
     let core: unknown;
     const readCore = model.core as () => unknown;
-    this.nlp = winkNLP({ ...model, core: () => (core = readCore.call(model)) }, ['sbd', 'pos']);
+    this.nlp = winkNLP({ ...model, core: () => (core = readCore.call(model)), metaCER: cerMetaModel } as typeof model, ['sbd', 'pos']);
     // Measured after loading: loading the automata may itself add values, and those are part of the model.
     const tables = valueTables(core);
     this.#lexemes = tables.get('lexeme')!;

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { analyzeLocally } from '../../../../src/pipeline/analyze/local/index.js';
 import { analyseBlocks, winkInstancesBuilt } from '../../../../src/pipeline/analyze/local/nlp.js';
-import { ForgetfulWink } from '../../../../src/pipeline/analyze/local/wink.js';
+import model from 'wink-eng-lite-web-model';
+import { cerMetaModel, ForgetfulWink } from '../../../../src/pipeline/analyze/local/wink.js';
 import { docFrom } from '../helpers.js';
 
 const tokensOf = (text: string): string[] => analyseBlocks([{ kind: 'paragraph', text }]).tokens.map((token) => token.value);
@@ -76,6 +77,29 @@ describe('ForgetfulWink (wink reads every document as its first)', () => {
     wink.nlp.readDoc(hangul(2_000, 2_000)).tokens().out();
     wink.forgetDocument();
     expect(wink.spent).to.equal(true);
+  });
+
+  it("reads the model's custom-entity automata once for the thread, not once an instance (its loader escapes them again at every call)", () => {
+    const loader = model.metaCER as () => unknown;
+    let calls = 0;
+    // wink-eng-lite-web-model 1.8's loader returns `machines = JSON.stringify(machines)`: each call the answer before,
+    // escaped once more. Built with it every time, the ~20th instance of a thread held hundreds of megabytes.
+    const counting = function (this: unknown) {
+      calls += 1;
+      return loader.call(this);
+    };
+    Object.assign(model, { metaCER: counting });
+    try {
+      for (let i = 0; i < 3; i += 1) new ForgetfulWink();
+    } finally {
+      Object.assign(model, { metaCER: loader });
+    }
+    // At most the thread's first instance asks (earlier tests of this thread may have built it).
+    expect(calls).to.be.at.most(1);
+    // What every instance gets is that first answer: a JSON text of the automata, not a JSON text of one.
+    const { machines } = cerMetaModel() as { machines: string };
+    expect(machines).to.be.a('string');
+    expect(JSON.parse(machines)).to.not.be.a('string');
   });
 
   it('keeps analysing after the thread has read enough words to build a new instance', function () {

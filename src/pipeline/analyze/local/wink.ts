@@ -105,7 +105,7 @@ export class ForgetfulWink {
     this.#rebuildAfterWords = options.rebuildAfterWords ?? REBUILD_AFTER_WORDS;
     let core: unknown;
     const readCore = model.core as () => unknown;
-    this.nlp = winkNLP({ ...model, core: () => (core = readCore.call(model)), metaCER: cerMetaModel } as typeof model, ['sbd', 'pos']);
+    this.nlp = winkNLP({ ...model, core: () => (core = readCore.call(model)), metaCER: cerMetaModel }, ['sbd', 'pos']);
     // Measured after loading: loading the automata may itself add values, and those are part of the model.
     const tables = valueTables(core);
     this.#lexemes = tables.get('lexeme')!;

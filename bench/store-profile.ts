@@ -12,9 +12,11 @@
  * --whole writes each text's keyword index in one statement, as before store/keyword/slices.ts.
  * --largest N, instead of the split: the N documents with the most distinct lexemes, whose postings make the longest
  * store calls. The files are written without chunks (their keyword index as the indexer writes it, a long text in
- * slices), then sealed one document a statement; for each of them its distinct lexemes (one tail row, then one
- * posting each), its longest write call (a long text's last call writes all its tail rows) and its seal alone. A document's postings are written and
- * sealed whole, so these bound the longest calls that no slice size can shorten (docs/benchmarks/corpus.md, stop 38).
+ * slices), then sealed one document at a time; for each of them its distinct lexemes (one tail row, then one
+ * posting each), its longest write call (a long text's last call writes all its tail rows), its seal whole in one
+ * statement (as before sql/0019; rolled back) and then as upkeep seals it, LARGE_DOCUMENT_POSTINGS words a call. A
+ * document's postings are written whole, so the write bounds the longest calls that no slice size can shorten
+ * (docs/benchmarks/corpus.md, stop 38); the seal no longer does.
  * --whole applies to it as to the split.
  * --tail N, instead of the split: what the keyword tail costs (docs/benchmarks/corpus.md, stop 42). The files are
  * written without chunks and sealed 256 documents at a time, as upkeep seals a bulk run, in N rounds of variants
@@ -33,6 +35,8 @@ import { openStore, type StoreApi } from '../src/store/store.js';
 import type { IndexedFileWrite } from '../src/store/repositories/files.types.js';
 import { createFilesRepository, hnswParameters, type FilesRepository } from '../src/store/repositories/files.repository.js';
 import { KEYWORD_SLICED_FROM_CHARS } from '../src/store/keyword/slices.js';
+import { LARGE_DOCUMENT_POSTINGS } from '../src/store/keyword/maintenance.js';
+import type { SqlExecutor } from '../src/store/sql.js';
 import { nonNegativeInt, readBenchArgs } from './lib/cli.js';
 import { markdownTable } from './lib/search-bench.js';
 
@@ -140,6 +144,9 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
   }
 }
 
+/** Thrown to undo a transaction. */
+const ROLLBACK = new Error('rollback');
+
 interface LargeDocument {
   path: string;
   characters: number;
@@ -147,11 +154,14 @@ interface LargeDocument {
   postings: number;
   /** Its longest store call while written (the write, or a slice of a long text's keyword index). */
   writeMs: number;
-  /** Sealing it alone into blocks, one statement. */
+  /** Sealing it alone into blocks in one statement (the seal before sql/0019), rolled back. */
+  wholeSealMs: number;
+  /** Sealing it alone as upkeep does: the longest call, and how many (LARGE_DOCUMENT_POSTINGS words a call). */
   sealMs: number;
+  sealCalls: number;
 }
 
-/** --largest: every file written without chunks, then sealed one document a statement, each timed. */
+/** --largest: every file written without chunks, then sealed one document at a time, each timed. */
 async function largestDocuments(writes: IndexedFileWrite[]): Promise<LargeDocument[]> {
   const dataDir = join(scratch, 'largest');
   const { db, store, files } = await openReplay(dataDir);
@@ -167,12 +177,33 @@ async function largestDocuments(writes: IndexedFileWrite[]): Promise<LargeDocume
        FROM keyword_docs d JOIN files f ON f.id = d.file_id ORDER BY d.doc`,
     );
     const out: LargeDocument[] = [];
-    for (const d of docs) {
+    const sealCall = async (tx: SqlExecutor, maxPostings: number): Promise<{ docs: number; ms: number }> => {
       const t0 = performance.now();
-      const { rows } = await db.query<{ n: number }>('SELECT filesift_keyword_seal(1) AS n');
-      const sealMs = performance.now() - t0;
-      if (rows[0]?.n !== 1) throw new Error(`sealing document ${d.doc} alone sealed ${rows[0]?.n ?? 0} documents`);
-      out.push({ path: d.path, characters: d.characters, postings: d.postings, writeMs: longestWrite.get(d.file_id) ?? 0, sealMs });
+      const { rows } = await tx.query<{ n: number }>('SELECT docs_sealed AS n FROM filesift_keyword_seal(1, $1)', [maxPostings]);
+      return { docs: rows[0]?.n ?? 0, ms: performance.now() - t0 };
+    };
+    for (const d of docs) {
+      // The seal as it was, whole in one statement, then undone; then as upkeep seals it now.
+      let wholeSealMs = 0;
+      await db
+        .transaction(async (tx) => {
+          const whole = await sealCall(tx, 2 ** 31 - 1);
+          if (whole.docs !== 1) throw new Error(`sealing document ${d.doc} whole sealed ${whole.docs} documents`);
+          wholeSealMs = whole.ms;
+          throw ROLLBACK;
+        })
+        .catch((error: unknown) => {
+          if (error !== ROLLBACK) throw error;
+        });
+      let sealMs = 0;
+      let sealCalls = 0;
+      for (let done = 0; done === 0; sealCalls++) {
+        const call = await sealCall(db, LARGE_DOCUMENT_POSTINGS);
+        if (call.docs > 1 || sealCalls > d.postings) throw new Error(`sealing document ${d.doc} alone: ${call.docs} documents after ${sealCalls} calls`);
+        done = call.docs;
+        sealMs = Math.max(sealMs, call.ms);
+      }
+      out.push({ path: d.path, characters: d.characters, postings: d.postings, writeMs: longestWrite.get(d.file_id) ?? 0, wholeSealMs, sealMs, sealCalls });
     }
     return out.sort((a, b) => b.postings - a.postings).slice(0, largest);
   } finally {
@@ -289,12 +320,21 @@ async function printTail(writes: IndexedFileWrite[], rounds: number): Promise<vo
 }
 
 async function printLargest(writes: IndexedFileWrite[]): Promise<void> {
-  console.log(`${writes.length} files from ${dir}, written without chunks, then sealed one document a statement; load ${load()}`);
+  console.log(`${writes.length} files from ${dir}, written without chunks, then sealed one document at a time; load ${load()}`);
   const rows = await largestDocuments(writes);
   console.log(
     markdownTable(
-      ['document', 'characters', 'distinct lexemes', 'longest write call (ms)', 'its seal alone (ms)', 'seal µs a posting'],
-      rows.map((d) => [d.path, String(d.characters), String(d.postings), d.writeMs.toFixed(0), d.sealMs.toFixed(0), ((d.sealMs * 1000) / Math.max(1, d.postings)).toFixed(1)]),
+      ['document', 'characters', 'distinct lexemes', 'longest write call (ms)', 'its seal whole, one statement (ms)', 'seal µs a posting', `sealed ${LARGE_DOCUMENT_POSTINGS} words a call: calls`, 'longest call (ms)'],
+      rows.map((d) => [
+        d.path,
+        String(d.characters),
+        String(d.postings),
+        d.writeMs.toFixed(0),
+        d.wholeSealMs.toFixed(0),
+        ((d.wholeSealMs * 1000) / Math.max(1, d.postings)).toFixed(1),
+        String(d.sealCalls),
+        d.sealMs.toFixed(0),
+      ]),
     ),
   );
   console.log(`load at the end ${load()}`);

@@ -172,11 +172,12 @@ export class IndexUpkeep {
         if (this.#closed) return;
         // The slice's own time on the store's thread: the call's round trip also counts its wait behind searches.
         // The target is also the slice's budget: a slice that runs slow (a loaded machine) stops early.
-        const { sealed, remaining, ms } = await search.sealKeywords(this.#slice, this.#deps.sliceMs ?? 150);
+        const { sealed, large, remaining, ms } = await search.sealKeywords(this.#slice, this.#deps.sliceMs ?? 150);
         this.#state.sealed += sealed;
         this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
-        this.#adapt(sealed, remaining, ms);
-        if (remaining === 0 || sealed === 0) break;
+        // A large document's slice is sized by its words, not by #slice: its time says nothing of the rate.
+        if (!large) this.#adapt(sealed, remaining, ms);
+        if (remaining === 0 || (sealed === 0 && !large)) break;
         await pause(this.#deps.pauseMs ?? 25);
       }
     }

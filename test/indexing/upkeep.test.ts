@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { insertFiles } from '../../bench/lib/keyword-db.js';
 import { IndexUpkeep } from '../../src/indexing/upkeep.js';
+import { LARGE_DOCUMENT_POSTINGS } from '../../src/store/keyword/maintenance.js';
 import { createLogger } from '../../src/logger.js';
 import { parseSearchQuery } from '../../src/search/query-parser.js';
 import type { SqlDatabase } from '../../src/store/sql.js';
@@ -47,6 +48,45 @@ forEachEngine('IndexUpkeep', (engine) => {
       expect(upkeep.state.sealed).to.equal(300);
       const after = await search();
       expect(after).to.deep.equal(before);
+    } finally {
+      await upkeep.close();
+    }
+  });
+
+  it('seals a document of more distinct words than a seal call takes over several calls, and goes on past it', async () => {
+    // 10,000 distinct words and big, txt, amber, note: LARGE_DOCUMENT_POSTINGS (8,192) a call, then the rest.
+    const big = Array.from({ length: 10_000 }, (_, i) => `zq${i.toString(36)}x`).join(' ');
+    const files = [
+      ...Array.from({ length: 20 }, (_, i) => ({ path: `/d/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `${WORDS[i % 10]} note` })),
+      { path: '/d/big.txt', filename: 'big.txt', extension: 'txt', content: `${big} amber note` },
+      ...Array.from({ length: 20 }, (_, i) => ({ path: `/d/${20 + i}.txt`, filename: `${20 + i}.txt`, extension: 'txt', content: `${WORDS[i % 10]} note` })),
+    ];
+    await insertFiles(db, files);
+    const search = async () => Promise.all(['amber note', 'zq0x zq7prx', 'zq2s0x -cobalt'].map(async (q) => (await store.search.keyword(parseSearchQuery(q), { limit: 20 })).hits));
+    const before = await search();
+    expect(before.map((hits) => hits.length)).to.deep.equal([20, 1, 1]);
+    const seals: string[] = [];
+    const logged = createLogger('silent');
+    const upkeep = new IndexUpkeep({ store, logger: logged, pauseMs: 1, checkEveryMs: 0 });
+    const sealKeywords = store.search.sealKeywords.bind(store.search);
+    store.search.sealKeywords = async (maxDocs, budgetMs) => {
+      const progress = await sealKeywords(maxDocs, budgetMs);
+      seals.push(`${progress.sealed}/${progress.postings}${progress.large ? ' large' : ''}`);
+      return progress;
+    };
+    try {
+      upkeep.written(files.length, true);
+      await upkeep.idle();
+      expect(await store.search.unsealedKeywords()).to.equal(0);
+      expect(upkeep.state.sealed).to.equal(41);
+      // The 20 before it, then the large one alone (its 10,000 words, amber, note, big, txt), then the 20 after.
+      const calls = Math.ceil(10_004 / LARGE_DOCUMENT_POSTINGS);
+      expect(seals.filter((s) => s.endsWith('large'))).to.deep.equal([
+        ...Array.from({ length: calls - 1 }, () => `0/${LARGE_DOCUMENT_POSTINGS} large`),
+        `1/${10_004 - (calls - 1) * LARGE_DOCUMENT_POSTINGS} large`,
+      ]);
+      expect(calls).to.be.greaterThan(1);
+      expect(await search()).to.deep.equal(before);
     } finally {
       await upkeep.close();
     }

@@ -23,7 +23,7 @@ function rows(from: number, to: number): FileRowInput[] {
 }
 
 async function seal(db: SqlDatabase, maxDocs: number): Promise<number> {
-  return (await db.query<{ n: number }>('SELECT filesift_keyword_seal($1) AS n', [maxDocs])).rows[0]!.n;
+  return (await db.query<{ n: number }>('SELECT docs_sealed AS n FROM filesift_keyword_seal($1)', [maxDocs])).rows[0]!.n;
 }
 
 async function blocks(db: SqlDatabase): Promise<string[]> {

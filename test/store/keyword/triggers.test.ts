@@ -181,7 +181,7 @@ forEachEngine('keyword index triggers', (engine) => {
   it('seals the lowest documents into new blocks of at most 128 each, byte for byte, below the watermark', async () => {
     const rows = Array.from({ length: 300 }, (_, i) => ({ path: `/d/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `common w${i % 3}` }));
     await insertFiles(db, rows);
-    const seal = async (n: number) => (await db.query<{ n: number }>('SELECT filesift_keyword_seal($1) AS n', [n])).rows[0]!.n;
+    const seal = async (n: number) => (await db.query<{ n: number }>('SELECT docs_sealed AS n FROM filesift_keyword_seal($1)', [n])).rows[0]!.n;
     expect(await seal(100)).to.equal(100);
     expect(await seal(150)).to.equal(150);
     const blocks = (await db.query<{ n: number; first_doc: number; last_doc: number; bytes: number }>(
@@ -225,7 +225,7 @@ forEachEngine('keyword index triggers', (engine) => {
       let deletion: Promise<unknown> | null = null;
       let deleted = false;
       await db.transaction(async (tx) => {
-        expect((await tx.query<{ n: number }>('SELECT filesift_keyword_seal(10) AS n')).rows[0]!.n).to.equal(2);
+        expect((await tx.query<{ n: number }>('SELECT docs_sealed AS n FROM filesift_keyword_seal(10)')).rows[0]!.n).to.equal(2);
         // another connection deletes b while the seal is not yet committed
         deletion = db.query('DELETE FROM files WHERE id = $1', [b!]).then(() => (deleted = true));
         await eventually(async () => {

@@ -15,6 +15,7 @@ import { extractJson } from './json.js';
 import { extractDoc } from './legacy-doc.js';
 import { extractPpt } from './legacy-ppt.js';
 import { extractXls } from './legacy-xls.js';
+import { extractMan, isManExtension, looksLikeManPage } from './man.js';
 import { extractMarkdown } from './markdown.js';
 import { extractOoxml, ooxmlKind } from './office-openxml.js';
 import { isOle, openOle } from './ole.js';
@@ -168,7 +169,10 @@ export function startsWithMailHeaders(head: string): boolean {
   return false;
 }
 
-/** Text without a telling extension: recognise HTML, XML, e-mail, mailboxes and JSON by their first bytes. */
+/**
+ * Text without a telling extension: recognise HTML, XML, e-mail, mailboxes and JSON by their first bytes, and a
+ * manual page by its section suffix (`ls.1`, `Git.3pm`) and its title request.
+ */
 function sniffText(input: ExtractInput): Promise<ExtractResult> {
   const head = input.bytes.subarray(0, TEXT_SNIFF_BYTES).toString('latin1').replace(/^\uFEFF|^\u00EF\u00BB\u00BF/, '');
   const start = head.trimStart().slice(0, 512).toLowerCase();
@@ -176,6 +180,7 @@ function sniffText(input: ExtractInput): Promise<ExtractResult> {
     return extractHtml(input);
   }
   if (start.startsWith('<?xml')) return extractXml(input);
+  if (isManExtension(input.extension) && looksLikeManPage(head)) return extractMan(input);
   const known = TEXT_BY_EXTENSION[input.extension];
   if (known) return known(input);
   if (input.extension === '') {

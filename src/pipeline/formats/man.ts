@@ -218,6 +218,7 @@ export function manPageText(source: string, maxChars = Infinity): { text: string
   let length = 0;
   const state: PageState = { nameLine: [] };
   let skipUntilDots = false;
+  let tableFormat = false;
   let mdoc = false;
   let truncated = false;
   const paragraph = (): void => {
@@ -237,18 +238,28 @@ export function manPageText(source: string, maxChars = Infinity): { text: string
       truncated = true;
       break;
     }
+    if (tableFormat) {
+      // A table's options and format lines (tbl): up to the one that ends with a full stop.
+      if (/\.\s*$/.test(line)) tableFormat = false;
+      continue;
+    }
     if (skipUntilDots) {
       if (/^[.'][ \t]*\.(?:\s|$)/.test(line) || line.startsWith('..')) skipUntilDots = false;
       continue;
     }
     if (!(line.startsWith('.') || line.startsWith("'"))) {
-      emit(unescapeTroff(line));
+      // A table's cells: tab-separated, a long one between T{ and T}.
+      emit(unescapeTroff(line.replace(/^T[{}]|T[{}]$/g, '').replace(/\tT[{}]|T[{}]\t/g, '\t')));
       continue;
     }
     const request = /^[.'][ \t]*(\S*)[ \t]*(.*)$/.exec(line);
     const name = request?.[1] ?? '';
     const rest = request?.[2] ?? '';
     if (name === '' || name.startsWith('\\"') || name.startsWith('\\#')) continue; // an empty request, a comment
+    if (name === 'TS') {
+      tableFormat = true;
+      continue;
+    }
     if (['de', 'de1', 'dei', 'am', 'am1', 'ami', 'ig'].includes(name)) {
       skipUntilDots = true;
       continue;

@@ -26,7 +26,7 @@ const PROBE_SHARE = 4;
 /**
  * A document with more distinct words than this is sealed alone, this many of its words a call (sql/0019): a
  * 2,000,000-character text has up to ~40,000, each a block row of its own, and sealed whole it held PGlite's thread
- * for 1.6 s. 12–40 µs a word on this kind of machine (more as the index grows): ~100–330 ms a call. Lower bounds
+ * for 1.6 s. 12–50 µs a word on this kind of machine (more as the index grows): ~100–450 ms a call. Lower bounds
  * each call tighter but cuts more slices short before such documents (on /usr/share/doc, 174 of 4,794 files have
  * more than 4,096 distinct words (raw, before stemming), 58 more than 8,192, 6 more than 16,384).
  */

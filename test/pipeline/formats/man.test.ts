@@ -118,6 +118,8 @@ describe('manual pages', () => {
       expect(() => manPageText(`.TH X 1\n${odd}\n`)).not.to.throw();
     }
     expect(manPageText('.TH X 1\n.B "a ""quoted"" b"\n').text).to.equal('a "quoted" b');
+    // A table: its options and format lines left out, its cells kept.
+    expect(manPageText('.TH X 1\n.TS\nallbox;\nl l.\nName\tMeaning\nT{\nlong cell\nT}\tshort\n.TE\n').text).to.equal('Name Meaning long cell short');
   });
 
   it('splits request arguments on spaces, keeping quoted ones and escaped spaces whole', () => {

@@ -251,6 +251,9 @@ export async function guessFormat(head: Buffer, extension: string): Promise<{ fo
   if (is7z(head)) return SEVEN_ZIP;
   const known = knownBinary(head);
   if (known) return known;
-  if (looksLikeText(head)) return { format: 'text', mime: 'text/plain' };
+  if (looksLikeText(head)) {
+    if (isManExtension(extension) && looksLikeManPage(head.toString('latin1'))) return { format: 'man', mime: 'text/troff' };
+    return { format: 'text', mime: 'text/plain' };
+  }
   return describeBinary(head);
 }

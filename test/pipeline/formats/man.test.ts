@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
-import { extractDocument } from '../../../src/pipeline/formats/index.js';
+import { extractDocument, guessFormat } from '../../../src/pipeline/formats/index.js';
 import { isManExtension, looksLikeManPage, manPageText, splitArguments, unescapeTroff } from '../../../src/pipeline/formats/man.js';
 import { parseFile } from '../../../src/pipeline/stages/parse.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
@@ -162,9 +162,11 @@ describe('manual pages', () => {
       expect(alias.ok && alias.doc.text).to.equal('man3/printf.3');
     });
 
-    it('answers a man page given as bytes with the mime type of troff', async () => {
+    it('answers a man page given as bytes with the mime type of troff, and guesses it so unread (over the size limit)', async () => {
       const result = await extractDocument({ bytes: Buffer.from(LS), extension: '1', maxTextChars: 10_000 });
       expect(result.ok && [result.format, result.mime]).to.deep.equal(['man', 'text/troff']);
+      expect(await guessFormat(Buffer.from(LS), '1')).to.deep.equal({ format: 'man', mime: 'text/troff' });
+      expect(await guessFormat(Buffer.from(LS), 'txt')).to.deep.equal({ format: 'text', mime: 'text/plain' });
     });
   });
 });

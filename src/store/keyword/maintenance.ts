@@ -28,7 +28,8 @@ const PROBE_SHARE = 4;
  * 2,000,000-character text has up to ~40,000, each a block row of its own, and sealed whole it held PGlite's thread
  * for 1.6 s. 12–50 µs a word on this kind of machine (more as the index grows): ~100–450 ms a call. Lower bounds
  * each call tighter but cuts more slices short before such documents (on /usr/share/doc, 174 of 4,794 files have
- * more than 4,096 distinct words (raw, before stemming), 58 more than 8,192, 6 more than 16,384).
+ * more than 4,096 distinct words (raw, before stemming), 58 more than 8,192, 6 more than 16,384). The same bound
+ * cuts a long text's postings into parts as they are written (sql/0020, search.continueKeywords).
  */
 export const LARGE_DOCUMENT_POSTINGS = 8192;
 

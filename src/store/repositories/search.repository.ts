@@ -2,7 +2,7 @@ import pgvector from 'pgvector';
 import { buildCandidateConditions, KEYWORD_TS_CONFIG, type KeywordQueryOptions } from '../keyword/query.js';
 import { searchKeyword, type KeywordSearchResult } from '../keyword/search.js';
 import { listCandidates, type CandidateListing } from '../keyword/candidates.js';
-import { sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
+import { LARGE_DOCUMENT_POSTINGS, sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import { compactKeywordIndex, type CompactionProgress, type CompactionSlice, type CompactionStart } from '../keyword/compaction.js';
 import { KEYWORD_SLICE_PIECES } from '../keyword/slices.js';
 import type { CandidateFilters } from '../queries/filters.js';
@@ -87,7 +87,8 @@ export interface SearchRepository {
   unsealedKeywords(): Promise<number>;
   /**
    * One more slice of a long text's keyword index (sql/0013_keyword_slices.sql): up to KEYWORD_SLICE_PIECES pieces
-   * of its text, or, once all are in, its postings; one short statement. Answers true when nothing of the file is
+   * of its text, or, once all are in, its postings, LARGE_DOCUMENT_POSTINGS words a call (sql/0020: the first
+   * call writes the document, and it is searchable by the words written so far); one short statement. Answers true when nothing of the file is
    * pending any more. A write of a long text (files.saveIndexed, saveCopy, move) is followed by these calls until
    * true; searches run between them.
    */
@@ -318,7 +319,7 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
     },
 
     async continueKeywords(fileId) {
-      const { rows } = await db.query<{ done: boolean }>('SELECT filesift_keyword_continue($1, $2) AS done', [fileId, KEYWORD_SLICE_PIECES]);
+      const { rows } = await db.query<{ done: boolean }>('SELECT filesift_keyword_continue($1, $2, $3) AS done', [fileId, KEYWORD_SLICE_PIECES, LARGE_DOCUMENT_POSTINGS]);
       return rows[0]?.done ?? true;
     },
 

@@ -2,13 +2,15 @@
  * sql/0013_keyword_slices.sql and src/store/keyword/slices.ts: a long text's keyword index written in slices ends
  * with exactly the segments, postings and lengths of the one-statement write (so the same BM25 scores); until then
  * the file waits in keyword_pending, whatever ended its writer (the upkeep finishes it); a new write of the file
- * or its deletion supersedes the pending slices. Both engines.
+ * or its deletion supersedes the pending slices. Its postings are written in parts (sql/0020), sealing held below
+ * the document meanwhile. Both engines.
  */
 import { expect } from 'chai';
 import { IndexUpkeep } from '../../../src/indexing/upkeep.js';
 import { createLogger } from '../../../src/logger.js';
 import { createFilesRepository } from '../../../src/store/repositories/files.repository.js';
 import { KEYWORD_SLICE_PIECES, KEYWORD_SLICED_FROM_CHARS } from '../../../src/store/keyword/slices.js';
+import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
 import { parseSearchQuery } from '../../../src/search/query-parser.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
 import type { StoreApi } from '../../../src/store/store.js';
@@ -126,5 +128,78 @@ forEachEngine('keyword index in slices', (engine) => {
     await t.store.files.removePaths(['/c/other.txt']);
     expect(await pending(t.store)).to.deep.equal([]);
     expect(await t.store.search.continueKeywords(other)).to.equal(true);
+  });
+
+  describe('postings in parts', () => {
+    /** ~330,000 characters (more than one slice of pieces) of 3,000 distinct words, each many times. */
+    const vocabulary = (): string => {
+      const words = Array.from({ length: 3000 }, (_, i) => `qx${i.toString(36)}v`);
+      const out: string[] = [];
+      for (let i = 0; out.length < 50_000; i++) out.push(words[(i * 7) % words.length]!);
+      return out.join(' ');
+    };
+    /** A call with a small bound: 500 postings a part. */
+    const next = async (fileId: number): Promise<boolean> =>
+      (await t.db.query<{ done: boolean }>('SELECT filesift_keyword_continue($1, $2, 500) AS done', [fileId, KEYWORD_SLICE_PIECES])).rows[0]!.done;
+    const tailRows = async (fileId: number): Promise<number> =>
+      (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM keyword_tail t JOIN keyword_docs d USING (doc) WHERE d.file_id = $1', [fileId])).rows[0]!.n;
+    const found = async (word: string): Promise<number[]> => (await t.store.search.keyword(parseSearchQuery(word), { limit: 10 })).hits.map((h) => h.id).sort();
+    const watermark = async (): Promise<number> => (await t.db.query<{ upto: number }>('SELECT upto::int FROM keyword_seal')).rows[0]!.upto;
+
+    it('writes them a part at a time, searchable as they come, sealing held below; ending as the one-statement write', async () => {
+      const text = vocabulary();
+      const [before] = await Promise.all([t.store.files.saveIndexed(write('/p/before.txt', 'amber before'))]);
+      const id = await t.store.files.saveIndexed(write('/p/vocab.txt', text));
+      while ((await t.db.query('SELECT 1 FROM keyword_docs WHERE file_id = $1', [id])).rows.length === 0) expect(await next(id)).to.equal(false);
+      // The first part: the document, its lengths final, and its first 500 words (lexeme order).
+      expect(await tailRows(id)).to.equal(500);
+      expect(await pending(t.store)).to.deep.equal([id]);
+      const after = await t.store.files.saveIndexed(write('/p/after.txt', 'amber after'));
+      expect(await found('qx0v')).to.deep.equal([id]); // "qx0v" sorts among the first
+      expect(await found('qxzzv')).to.deep.equal([]); // "qxzzv" (1,295 in base 36) is not in yet
+      // A seal stops below the document in progress, and seals nothing more while it is.
+      const docOf = async (fileId: number) => (await t.db.query<{ doc: number }>('SELECT doc::int FROM keyword_docs WHERE file_id = $1', [fileId])).rows[0]!.doc;
+      const sealed = await sealKeywordIndex(t.db, 1000);
+      expect(sealed).to.include({ sealed: 1, large: false, remaining: 2 });
+      expect(await watermark()).to.equal(await docOf(before));
+      expect(await sealKeywordIndex(t.db, 1000)).to.include({ sealed: 0, remaining: 2 });
+
+      let calls = 1;
+      for (; !(await next(id)); calls++) expect(await found('amber')).to.include.members([before, after]);
+      calls++;
+      // 3,000 words and the file name's, title's, keywords' and summary's: 500 a call, the last call fewer.
+      const words = await tailRows(id);
+      expect(words).to.be.within(3001, 3010);
+      expect(calls).to.equal(Math.floor(words / 500) + 1);
+      expect(await pending(t.store)).to.deep.equal([]);
+      expect(await found('qxzzv')).to.deep.equal([id]);
+
+      // The same file written whole in one statement: the same segments, postings and lengths.
+      const whole = createFilesRepository(t.db, { keywordSlicePieces: 0 });
+      const wholeId = await whole.saveIndexed(write('/q/vocab.txt', text));
+      expect(await snapshot(t.db, id)).to.deep.equal(await snapshot(t.db, wholeId));
+      // Sealed to the end, in parts too (more than 500 words): every search the same as from the tail.
+      const queries = ['qx0v', 'qxzzv amber', 'qx1av -after'];
+      const fromTail = await Promise.all(queries.map((q) => t.store.search.keyword(parseSearchQuery(q), { limit: 10 })));
+      while ((await sealKeywordIndex(t.db, 1000, Infinity, 500)).remaining > 0);
+      expect(await Promise.all(queries.map((q) => t.store.search.keyword(parseSearchQuery(q), { limit: 10 })))).to.deep.equal(fromTail);
+    });
+
+    it('a document deleted between its parts leaves nothing behind, and sealing goes on past it', async () => {
+      const id = await t.store.files.saveIndexed(write('/r/vocab.txt', vocabulary()));
+      while ((await t.db.query('SELECT 1 FROM keyword_docs WHERE file_id = $1', [id])).rows.length === 0) await next(id);
+      expect(await next(id)).to.equal(false);
+      expect(await tailRows(id)).to.equal(1000);
+      const doc = (await t.db.query<{ doc: number }>('SELECT doc::int FROM keyword_docs WHERE file_id = $1', [id])).rows[0]!.doc;
+      const later = await t.store.files.saveIndexed(write('/r/later.txt', 'amber later'));
+      await t.store.files.removePaths(['/r/vocab.txt']);
+      expect(await pending(t.store)).to.deep.equal([]);
+      expect((await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM keyword_tail WHERE doc = $1', [doc])).rows[0]!.n).to.equal(0);
+      expect(await next(id)).to.equal(true);
+      expect(await sealKeywordIndex(t.db, 1000)).to.include({ sealed: 1, remaining: 0 });
+      expect(await found('amber')).to.deep.equal([later]);
+      const stats = (await t.db.query<{ ok: boolean }>('SELECT n_docs = (SELECT count(*) FROM keyword_docs) AS ok FROM keyword_stats')).rows[0]!.ok;
+      expect(stats).to.equal(true);
+    });
   });
 });

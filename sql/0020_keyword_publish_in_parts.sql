@@ -4,29 +4,37 @@
 -- file's 54,267 words in the Debian corpus, Boost's copyright on /usr/share). With its sealing in parts (0019),
 -- that was the longest statement left on real trees.
 --
--- Now the continue call that finds every piece in writes the document (its keyword_docs row: lengths and distinct
--- words, from all of them) and the postings of its first max_postings lexemes (in lexeme order); each further call
--- writes the next max_postings, keyword_pending.publish_after saying how far it got, until a call writes fewer.
--- Meanwhile the document is searchable by the words written so far (its lengths, and so its scores, are final from
--- the first part), and a seal stays below it: a seal that passed it would leave the words still to come in the
--- tail below sealed documents, out of the document order every reader relies on. A stop or a crash between the
--- parts leaves the pending row, which the upkeep finishes at the next start; a new write of the file or its
--- deletion supersedes it (0013's trigger and cascade). A text indexed in one statement (up to 16 pieces) is
--- published with it, whole, as before.
+-- Now the continue call that finds every piece in counts the document's words once, from all of them: it writes
+-- the document (its keyword_docs row: lengths and distinct words), the postings of its first max_postings words (in
+-- lexeme order), and keeps the others' tf in keyword_pending (one array, in the pending row) for the next calls,
+-- which write max_postings each, until none is left. Meanwhile the document is searchable by the words written so
+-- far (its lengths, and so its scores, are final from the first part), and a seal stays below it: a seal that
+-- passed it would leave the words still to come in the tail below sealed documents, out of the document order
+-- every reader relies on. A stop or a crash between the parts leaves the pending row, which the upkeep finishes at
+-- the next start; a new write of the file or its deletion supersedes it (0013's trigger and cascade). A text
+-- indexed in one statement (up to 16 pieces) is published with it, whole, as before.
+
+-- A word's tf in each field, as the tail holds it.
+CREATE TYPE filesift_keyword_tf AS (lexeme text, a smallint, b smallint, c smallint, d smallint);
 
 ALTER TABLE keyword_pending
-  -- once the document is written: the last lexeme whose postings are in (NULL: none yet)
-  ADD COLUMN publish_after text;
+  -- once the document is written: the tf of all its words in lexeme order, and the first not yet in the tail
+  ADD COLUMN publish_rest filesift_keyword_tf[],
+  ADD COLUMN publish_at integer;
 
--- One part of a document's postings: the first part (after IS NULL) also writes its keyword_docs row, from all its
--- words. Returns the last lexeme written when max_postings were (more may follow), NULL when the document is done.
-CREATE FUNCTION filesift_keyword_publish_part(file bigint, after text, max_postings integer) RETURNS text LANGUAGE plpgsql AS $$
+-- One part of a file's postings: the first (nothing kept yet) counts all its words and writes its keyword_docs row.
+-- Returns true when the document is complete.
+CREATE FUNCTION filesift_keyword_publish_part(file bigint, max_postings integer) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
-  written integer;
-  last_lexeme text;
+  rest filesift_keyword_tf[];
+  at integer;
+  document keyword_docs%ROWTYPE;
 BEGIN
-  IF after IS NULL THEN
-    WITH tf AS (
+  SELECT p.publish_rest, p.publish_at INTO rest, at FROM keyword_pending p WHERE p.file_id = file;
+  IF at IS NULL THEN
+    -- The tf per lexeme and field (0014's publish), sorted once.
+    SELECT array_agg(ROW(t.lexeme, t.a, t.b, t.c, t.d)::filesift_keyword_tf ORDER BY t.lexeme) INTO rest
+    FROM (
       SELECT u.lexeme,
              least(coalesce(sum(cardinality(u.positions)) FILTER (WHERE s.seg = -3), 0), 32767) AS a,
              least(coalesce(sum(cardinality(u.positions)) FILTER (WHERE s.seg = -2), 0), 32767) AS b,
@@ -35,44 +43,26 @@ BEGIN
       FROM file_segments s, unnest(s.tsv) AS u
       WHERE s.file_id = file
       GROUP BY u.lexeme
-    ), len AS (
-      SELECT least(coalesce(sum(a), 0), 32767) AS a, least(coalesce(sum(b), 0), 32767) AS b,
-             least(coalesce(sum(c), 0), 32767) AS c, least(coalesce(sum(d), 0), 2147483647) AS d,
-             count(*)::integer AS n
-      FROM tf
-    ), doc AS (
-      INSERT INTO keyword_docs (file_id, len_a, len_b, len_c, len_d, lexemes)
-      SELECT file, a, b, c, d, n FROM len
-      RETURNING doc, len_a, len_b, len_c, len_d
-    ), tail AS (
-      INSERT INTO keyword_tail (lexeme, doc, tf_a, tf_b, tf_c, tf_d, len_a, len_b, len_c, len_d)
-      SELECT t.lexeme, doc.doc, t.a, t.b, t.c, t.d, doc.len_a, doc.len_b, doc.len_c, doc.len_d
-      FROM (SELECT * FROM tf ORDER BY lexeme LIMIT max_postings) AS t CROSS JOIN doc
-      RETURNING lexeme
-    )
-    SELECT count(*)::integer, max(tail.lexeme) INTO written, last_lexeme FROM tail;
+    ) AS t;
+    INSERT INTO keyword_docs (file_id, len_a, len_b, len_c, len_d, lexemes)
+    SELECT file, least(coalesce(sum(x.a), 0), 32767), least(coalesce(sum(x.b), 0), 32767),
+           least(coalesce(sum(x.c), 0), 32767), least(coalesce(sum(x.d), 0), 2147483647), count(*)::integer
+    FROM unnest(rest) AS x
+    RETURNING * INTO document;
+    at := 1;
   ELSE
-    WITH tf AS (
-      SELECT u.lexeme,
-             least(coalesce(sum(cardinality(u.positions)) FILTER (WHERE s.seg = -3), 0), 32767) AS a,
-             least(coalesce(sum(cardinality(u.positions)) FILTER (WHERE s.seg = -2), 0), 32767) AS b,
-             least(coalesce(sum(cardinality(u.positions)) FILTER (WHERE s.seg = -1), 0), 32767) AS c,
-             least(coalesce(sum(cardinality(u.positions)) FILTER (WHERE s.seg > 0), 0), 32767) AS d
-      FROM file_segments s, unnest(s.tsv) AS u
-      WHERE s.file_id = file AND u.lexeme > after
-      GROUP BY u.lexeme
-      ORDER BY u.lexeme
-      LIMIT max_postings
-    ), tail AS (
-      INSERT INTO keyword_tail (lexeme, doc, tf_a, tf_b, tf_c, tf_d, len_a, len_b, len_c, len_d)
-      SELECT t.lexeme, d.doc, t.a, t.b, t.c, t.d, d.len_a, d.len_b, d.len_c, d.len_d
-      FROM tf AS t CROSS JOIN keyword_docs d
-      WHERE d.file_id = file
-      RETURNING lexeme
-    )
-    SELECT count(*)::integer, max(tail.lexeme) INTO written, last_lexeme FROM tail;
+    SELECT * INTO document FROM keyword_docs k WHERE k.file_id = file;
   END IF;
-  RETURN CASE WHEN written < max_postings THEN NULL ELSE last_lexeme END;
+  INSERT INTO keyword_tail (lexeme, doc, tf_a, tf_b, tf_c, tf_d, len_a, len_b, len_c, len_d)
+  SELECT x.lexeme, document.doc, x.a, x.b, x.c, x.d, document.len_a, document.len_b, document.len_c, document.len_d
+  FROM unnest(rest[at:least(at::bigint + max_postings - 1, 2147483647)::integer]) AS x;
+  IF at::bigint + max_postings > coalesce(cardinality(rest), 0) THEN
+    RETURN true;
+  END IF;
+  at := at + max_postings;
+  UPDATE keyword_pending SET publish_rest = CASE WHEN publish_at IS NULL THEN rest ELSE publish_rest END, publish_at = at
+  WHERE file_id = file;
+  RETURN false;
 END
 $$;
 
@@ -86,7 +76,6 @@ DECLARE
   pending keyword_pending%ROWTYPE;
   rest_byte integer;
   rest_seg integer;
-  last_lexeme text;
 BEGIN
   IF max_pieces < 1 OR max_postings < 1 THEN
     RAISE EXCEPTION 'bad keyword slice: % pieces, % postings', max_pieces, max_postings;
@@ -96,12 +85,10 @@ BEGIN
     RETURN true;
   END IF;
   IF pending.next_byte IS NULL THEN
-    last_lexeme := filesift_keyword_publish_part(file, pending.publish_after, max_postings);
-    IF last_lexeme IS NULL THEN
+    IF filesift_keyword_publish_part(file, max_postings) THEN
       DELETE FROM keyword_pending WHERE file_id = file;
       RETURN true;
     END IF;
-    UPDATE keyword_pending SET publish_after = last_lexeme WHERE file_id = file;
     RETURN false;
   END IF;
   SELECT a.next_byte, a.next_seg INTO rest_byte, rest_seg

@@ -57,11 +57,14 @@ export function unescapeTroff(line: string): string {
     if (glyph !== undefined) {
       const unicode = /^u([0-9A-Fa-f]{4,6})$/.exec(glyph);
       if (unicode) {
+        // A character of text only: no control character (a NUL the database refuses), no lone surrogate.
         const code = Number.parseInt(unicode[1]!, 16);
-        return code <= 0x10ffff ? String.fromCodePoint(code) : '';
+        return code >= 0x20 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) && !(code >= 0x7f && code < 0xa0) ? String.fromCodePoint(code) : '';
       }
-      const composite = /^(['`:^~,])([A-Za-z])$/.exec(glyph) ?? /^([A-Za-z])(['`:^~,])$/.exec(glyph)?.reverse();
-      if (composite) return `${composite[2]}${ACCENTS[composite[1]!]}`.normalize('NFC');
+      const accentFirst = /^(['`:^~,])([A-Za-z])$/.exec(glyph);
+      const letterFirst = /^([A-Za-z])(['`:^~,])$/.exec(glyph);
+      if (accentFirst) return `${accentFirst[2]}${ACCENTS[accentFirst[1]!]}`.normalize('NFC');
+      if (letterFirst) return `${letterFirst[1]}${ACCENTS[letterFirst[2]!]}`.normalize('NFC');
       return GLYPHS[glyph] ?? '';
     }
     if (single !== undefined) return SIMPLE[single] ?? single;

@@ -125,6 +125,8 @@ describe('manual pages', () => {
   it('splits request arguments on spaces, keeping quoted ones and escaped spaces whole', () => {
     expect(splitArguments('LS "1" "September 2022"  x\\ y')).to.deep.equal(['LS', '1', 'September 2022', 'x\\ y']);
     expect(unescapeTroff('a\\ b\\~c\\&d\\e\\-\\(em\\fBx\\fP\\s-1y\\s0\\" comment')).to.equal('a b cd\\-—xy');
+    // Composite characters either way round, and no character the database would refuse.
+    expect(unescapeTroff("\\['e]\\[e']\\(:u\\[u00FC]\\[u0000]\\[uD800]\\[u0085]")).to.equal('ééüü');
   });
 
   it('is chosen by section suffix and title request, never for other files', () => {

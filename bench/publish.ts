@@ -17,11 +17,10 @@ import { defaultSettings } from '../src/settings/schema.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { LARGE_DOCUMENT_POSTINGS } from '../src/store/keyword/maintenance.js';
 import { KEYWORD_SLICE_PIECES } from '../src/store/keyword/slices.js';
-import { migrate, loadMigrations } from '../src/store/migrate.js';
-import { migrationsDir } from '../src/paths.js';
 import { createFilesRepository } from '../src/store/repositories/files.repository.js';
 import type { IndexedFileWrite } from '../src/store/repositories/files.types.js';
 import { parseCommandLine, usage } from '../src/lib/command-line.js';
+import { applyKeywordSchema } from './lib/keyword-db.js';
 import { markdownTable } from './lib/search-bench.js';
 import { positiveInt } from './lib/cli.js';
 
@@ -48,7 +47,7 @@ for (const file of positionals.map((f) => path.resolve(f))) {
   writes.push({
     name: file,
     write: {
-      facts: { path: doc.path, filename: doc.filename, extension: doc.extension, size: doc.size, created: doc.created, modified: doc.modified, accessed: doc.accessed },
+      facts: doc,
       mtimeMs: 0,
       jobId: null,
       contentHash: doc.contentHash,
@@ -69,7 +68,7 @@ console.log(`${writes.length} files; parts of ${LARGE_DOCUMENT_POSTINGS} words; 
 async function publish(write: IndexedFileWrite, maxPostings: number): Promise<{ words: number; calls: number[] }> {
   const db = await openPglite(null);
   try {
-    await migrate(db, await loadMigrations(migrationsDir));
+    await applyKeywordSchema(db);
     const files = createFilesRepository(db, { keywordSlicePieces: KEYWORD_SLICE_PIECES });
     const id = await files.saveIndexed(write);
     const calls: number[] = [];

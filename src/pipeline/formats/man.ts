@@ -123,8 +123,8 @@ const SILENT = new Set([
 const MDOC_CALLABLE = new Set([
   'Ar', 'Cm', 'Ic', 'Pa', 'Va', 'Ev', 'Em', 'Sy', 'Li', 'Fn', 'Fa', 'Ft', 'Fd', 'Fo', 'Fc', 'Dv', 'Er', 'Tn', 'Ux', 'At', 'Bx',
   'Nx', 'Fx', 'Ox', 'Bsx', 'St', 'Lb', 'Ad', 'An', 'Cd', 'Ms', 'Mt', 'Lk', 'Sx', 'Ot', 'Vt', 'No', 'It', 'Pf', 'Ap', 'Ta',
-  'Nd', 'Dl', 'D1', 'In', 'Ex', 'Rv', 'Aq', 'Bq', 'Brq', 'Ao', 'Ac', 'Bo', 'Bc', 'Qo', 'Qc', 'So', 'Sc', 'Do', 'Dc', 'Po', 'Pc',
-  'Eo', 'Ec', 'Xo', 'Xc', 'Tn', 'Sm', '%A', '%B', '%C', '%D', '%I', '%J', '%N', '%O', '%P', '%Q', '%R', '%T', '%U', '%V',
+  'Nd', 'Dl', 'D1', 'In', 'Ex', 'Rv', 'Ao', 'Ac', 'Bo', 'Bc', 'Qo', 'Qc', 'So', 'Sc', 'Do', 'Dc', 'Po', 'Pc',
+  'Eo', 'Ec', 'Xo', 'Xc', 'Sm', '%A', '%B', '%C', '%D', '%I', '%J', '%N', '%O', '%P', '%Q', '%R', '%T', '%U', '%V',
 ]);
 /** Macros that start a new paragraph or list item. */
 const PARAGRAPH = new Set(['PP', 'P', 'LP', 'TP', 'TQ', 'IP', 'HP', 'SY', 'EX', 'Pp', 'Lp', 'It', 'Bd', 'Bl', 'Dl', 'D1', 'Sp', 'Vb', 'sp', 'br']);
@@ -133,6 +133,14 @@ const MDOC_ENCLOSE: Record<string, [string, string]> = {
   Op: ['[', ']'], Oo: ['[', ''], Oc: ['', ']'], Pq: ['(', ')'], Dq: ['“', '”'], Sq: ['‘', '’'], Ql: ['‘', '’'], Qq: ['"', '"'],
   Aq: ['⟨', '⟩'], Bq: ['[', ']'], Brq: ['{', '}'],
 };
+/** mdoc macros that mdocLine renders in a way of their own. */
+const MDOC_RENDERED = new Set(['Fl', 'Xr', 'Ns', 'Nm']);
+
+/** Whether a request or an argument names an mdoc macro. */
+function isMdocMacro(name: string): boolean {
+  return MDOC_CALLABLE.has(name) || name in MDOC_ENCLOSE || MDOC_RENDERED.has(name);
+}
+
 /** Punctuation that mdoc sets against the word before it. */
 const CLOSING = /^[.,:;)\]?!]+$/;
 
@@ -211,7 +219,7 @@ function mdocLine(macro: string, args: string[], state: PageState): string {
 }
 
 function isMacroName(token: string): boolean {
-  return /^[A-Z%][a-z]{1,2}$/.test(token) && (MDOC_CALLABLE.has(token) || token in MDOC_ENCLOSE || ['Fl', 'Xr', 'Ns', 'Nm', 'Op'].includes(token));
+  return /^[A-Z%][a-z]{1,2}$/.test(token) && isMdocMacro(token);
 }
 
 /** The words of one page, a paragraph per heading or text block, and what its title needs. */
@@ -316,7 +324,7 @@ export function manPageText(source: string, maxChars = Infinity): { text: string
       continue;
     }
     if (SILENT.has(name) || /^[a-z]/.test(name)) continue; // layout macros; requests (br, sp, if, ds, so, ...)
-    if (mdoc || MDOC_CALLABLE.has(name) || name in MDOC_ENCLOSE || ['Fl', 'Xr', 'Nm', 'Ns'].includes(name)) {
+    if (mdoc || isMdocMacro(name)) {
       emit(mdocLine(name, args, state));
       continue;
     }

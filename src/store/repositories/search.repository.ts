@@ -146,13 +146,16 @@ const ANALYZE_STATISTICS_TARGET: Record<(typeof ANALYZED_TABLES)[number], number
 const FIRST_CHUNKS_PER_FILE = 2;
 const MAX_CHUNKS_PER_FILE = 32;
 /**
- * The graph search's candidate list per chunk asked for. With ef_search equal to the chunks asked for, the last of
- * them are the graph's weakest guesses: on SciFact the built-in embedder's semantic R@100 was 0.6786 with the
- * smaller graph the 100-d index now has (files.repository.ts, hnswParameters) and 0.6877 with twice the candidates,
- * against 0.6977 with pgvector's default graph; twice as many candidates cost ~0.3 ms more per graph search
- * (PGlite, 23k Debian chunk vectors).
+ * The graph search's candidate list per chunk asked for (ef_search; 800 for a search's 50 files, pgvector's
+ * limit 1,000 for more). The 100-d graph is built small for its inserts' sake (files.repository.ts,
+ * hnswParameters), and at 2 per chunk its walk missed much of the exact answer once collections grew: against every
+ * chunk compared, the top 50 files of SciFact's test queries were found at recall 0.859 on 100,000 synthetic files
+ * (309,053 vectors) and 0.523 on the 49,379 files of a real /usr/share (330,636 vectors); at 8 per chunk 0.946 and
+ * 0.784, for 7.7 against 3.5 ms and 5.9 against 2.8 ms a graph search (PGlite, one thread; `npm run
+ * bench:vector-lists -- DIR --graph-only --ef 200,800`). On SciFact's 5k the first measure was the 1-per-chunk
+ * walk's R@100, 0.6786, against 0.6877 at 2 and 0.6977 with pgvector's default graph.
  */
-const EF_SEARCH_PER_CHUNK = 2;
+const EF_SEARCH_PER_CHUNK = 8;
 /**
  * Text the snippet is cut from: the opening of a huge document, not all of it, crosses into JavaScript. left()
  * counts characters (slow in WASM: 2 ms for 50 abstracts), so text that is short in bytes is taken whole.

@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { loadavg } from 'node:os';
 import { parseLimits } from '../src/indexing/indexer.js';
+import { indexedFileWrite } from '../src/indexing/indexed-write.js';
 import { parseFile } from '../src/pipeline/stages/parse.js';
 import { defaultSettings } from '../src/settings/schema.js';
 import { openPglite } from '../src/store/engines/pglite.js';
@@ -46,21 +47,13 @@ for (const file of positionals.map((f) => path.resolve(f))) {
   const { doc } = outcome;
   writes.push({
     name: file,
-    write: {
-      facts: doc,
+    write: indexedFileWrite(doc, {
       mtimeMs: 0,
       jobId: null,
-      contentHash: doc.contentHash,
-      format: doc.format,
-      mime: doc.mime,
-      text: doc.text,
-      textTruncated: doc.textTruncated,
-      metadata: doc.metadata,
-      note: null,
       analysis: { title: doc.metadata.title ?? doc.filename, summary: '', keywords: [], provider: 'local' },
       embeddingModel: '',
       chunks: [],
-    },
+    }),
   });
 }
 console.log(`${writes.length} files; parts of ${LARGE_DOCUMENT_POSTINGS} words; load ${load()}`);

@@ -5,6 +5,7 @@
  * beyond the sum is orchestration: threads handing work over, messages, garbage collection, progress events.
  */
 import { ANALYZE_MAX_INPUT_CHARS, parseLimits } from '../../src/indexing/indexer.js';
+import { indexedFileWrite } from '../../src/indexing/indexed-write.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,21 +74,18 @@ export async function stageBreakdown(files: string[], embedder: Embedder): Promi
       const n = writes++;
       const facts = { ...d, path: `${d.path}#${n}` };
       await store.files.findByHash(`${d.contentHash}${n}`, model, facts.path);
-      await store.files.saveIndexed({
-        facts,
-        mtimeMs: Date.parse(d.modified),
-        jobId: null,
-        contentHash: `${d.contentHash}${n}`,
-        format: d.format,
-        mime: d.mime,
-        text: d.text,
-        textTruncated: d.textTruncated,
-        metadata: d.metadata,
-        note: d.note ?? null,
-        analysis: analysis.results[i] as Analysis,
-        embeddingModel: model,
-        chunks: pieces.map((p) => ({ ...p, embedding: Float32Array.from({ length: dimension }, (_, k) => Math.sin(k + i)) })),
-      });
+      await store.files.saveIndexed(
+        indexedFileWrite(
+          { ...facts, contentHash: `${d.contentHash}${n}` },
+          {
+            mtimeMs: Date.parse(d.modified),
+            jobId: null,
+            analysis: analysis.results[i] as Analysis,
+            embeddingModel: model,
+            chunks: pieces.map((p) => ({ ...p, embedding: Float32Array.from({ length: dimension }, (_, k) => Math.sin(k + i)) })),
+          },
+        ),
+      );
     };
     const store_ = await perItem(docs, write);
     return { files: docs.length, parseMs: parse.ms, analyzeMs: analysis.ms, chunkMs: chunk.ms, storeMs: store_.ms };

@@ -10,6 +10,7 @@ import type { SettingsService } from '../settings/settings.service.js';
 import type { KnownFile } from '../store/repositories/files.types.js';
 import type { StoreApi } from '../store/store.js';
 import { KEYWORD_SLICED_FROM_CHARS } from '../store/keyword/slices.js';
+import { indexedFileWrite } from './indexed-write.js';
 import { CONTENT_KEY_CHARS, KnownContent } from './known-content.js';
 import type { FileOutcome, IndexRun } from './run.js';
 
@@ -320,21 +321,15 @@ export class Indexer {
 
     const storeStart = performance.now();
     await this.#vectorIndexFor(chunks);
-    const id = await this.deps.store.files.saveIndexed({
-      facts: doc,
-      mtimeMs,
-      jobId,
-      contentHash: doc.contentHash,
-      format: doc.format,
-      mime: doc.mime,
-      text: doc.text,
-      textTruncated: doc.textTruncated,
-      metadata: doc.metadata,
-      note: doc.note ?? null,
-      analysis,
-      embeddingModel,
-      chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
-    });
+    const id = await this.deps.store.files.saveIndexed(
+      indexedFileWrite(doc, {
+        mtimeMs,
+        jobId,
+        analysis,
+        embeddingModel,
+        chunks: chunks.map((c) => ({ index: c.index, start: c.start, end: c.end, text: c.text, embedding: c.embedding })),
+      }),
+    );
     // Before the content's claim is released: an identical file waiting on it must find it.
     this.#knownContent.add(doc.contentHash);
     await this.#finishKeywords(id, doc.text.length);

@@ -107,10 +107,10 @@ function trainCentroids(v: Vectors, k: number, sampleSize: number): Float32Array
   const rows: number[] = [];
   for (let r = 0; r < n && rows.length < sampleSize; r += step) rows.push(r);
   const c = new Float32Array(k * v.dim);
-  for (let j = 0; j < k; j++) c.set(v.data.subarray(rows[(j * 7919) % rows.length]! * v.dim, rows[(j * 7919) % rows.length]! * v.dim + v.dim), j * v.dim);
+  for (let j = 0; j < k; j++) c.set(vectorAt(v, rows[(j * 7919) % rows.length]!), j * v.dim);
   const assign = new Int32Array(rows.length);
   for (let round = 0; round < 10; round++) {
-    rows.forEach((r, i) => (assign[i] = nearest(c, k, v.data, r * v.dim, v.dim)));
+    rows.forEach((r, i) => (assign[i] = nearest(c, k, vectorAt(v, r))));
     c.fill(0);
     rows.forEach((r, i) => {
       const j = assign[i]!;
@@ -121,12 +121,15 @@ function trainCentroids(v: Vectors, k: number, sampleSize: number): Float32Array
   return c;
 }
 
-function nearest(c: Float32Array, k: number, data: Float32Array, at: number, dim: number): number {
+/** Row r's vector, a view (no copy). */
+const vectorAt = (v: Vectors, r: number): Float32Array => v.data.subarray(r * v.dim, (r + 1) * v.dim);
+
+/** The centroid (of k) with the largest dot product with q. */
+function nearest(c: Float32Array, k: number, q: Float32Array): number {
   let best = 0;
   let bestScore = -Infinity;
   for (let j = 0; j < k; j++) {
-    let s = 0;
-    for (let d = 0; d < dim; d++) s += c[j * dim + d]! * data[at + d]!;
+    const s = dotAt(c, j * q.length, q, q.length);
     if (s > bestScore) [best, bestScore] = [j, s];
   }
   return best;
@@ -208,7 +211,7 @@ async function main(): Promise<void> {
       const trainStarted = process.cpuUsage();
       const centroids = trainCentroids(v, k, sample);
       const list = new Int32Array(n);
-      for (let r = 0; r < n; r++) list[r] = nearest(centroids, k, v.data, r * v.dim, v.dim);
+      for (let r = 0; r < n; r++) list[r] = nearest(centroids, k, vectorAt(v, r));
       const trainCpu = cpuSeconds(trainStarted);
       const members: number[][] = Array.from({ length: k }, () => []);
       for (let r = 0; r < n; r++) members[list[r]!]!.push(r);
@@ -259,7 +262,7 @@ async function writeLists(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors
     const rows = members[j]!;
     if (rows.length === 0) continue;
     const packed = new Float32Array(rows.length * v.dim);
-    rows.forEach((r, i) => packed.set(v.data.subarray(r * v.dim, r * v.dim + v.dim), i * v.dim));
+    rows.forEach((r, i) => packed.set(vectorAt(v, r), i * v.dim));
     await db.query('INSERT INTO bench_chunk_lists (file_id, idx, list) SELECT unnest($1::bigint[]), unnest($2::integer[]), $3', [
       rows.map((r) => v.files[r]!),
       rows.map((r) => v.idx[r]!),

@@ -5,7 +5,7 @@
  * lists by their nearest of K centroids, a search scanning the lists of the `probes` centroids nearest the query)
  * would pay one list number. What that costs a search, and what it finds, is what this measures on a built index:
  *   npm run bench:vector-lists -- PGLITE_DIR [--lists 256,1024] [--probes 4,8,16,32] [--queries N] [--sample N]
- *       [--ef 200,400,800] [--graph-only]
+ *       [--ef 200,400,800] [--graph-only] [--grow 256 [--beam 4]] [--ivfflat 256] [--nav 4]
  * PGLITE_DIR: a rung of `npm run bench:search` (its `…-100000/pglite`) or the `--keep` copy of `npm run
  * bench:corpus`; copied before it is opened. The queries: SciFact's test queries, embedded by the built-in embedder.
  *
@@ -16,9 +16,18 @@
  *   - IVF rows: the chunks of the probed lists found through a side table (chunk id → list, B-tree on the list)
  *     and compared in SQL: the simplest layout, every candidate a random heap access;
  *   - IVF blocks: each list's vectors packed into one bytea row (file ids and floats), the probed lists' rows read
- *     in one statement and compared in JavaScript: the layout the keyword index's sealed blocks use.
- * The centroids: spherical k-means (Lloyd, 10 rounds) on `sample` vectors, the way a store could train them on a
- * collection's first vectors. The CPU of building the lists is reported, not the design's insert path.
+ *     in one statement and compared in JavaScript: the layout the keyword index's sealed blocks use; the same
+ *     rows stored uncompressed (STORAGE EXTERNAL), and packed to bytes (bench/lib/vectors/layout.ts);
+ *   - --grow S: the store's design (bench/lib/vectors/lists.ts): no training, the vectors in file order (as a bulk run
+ *     brings them) each join the list found down the split tree (--beam nodes kept a level), a list past S
+ *     vectors split in two; its lists packed to bytes, one row each, the probed rows scored in JavaScript. The
+ *     CPU of growing them (assigning, joining, splitting) is the design's insert path, a vector's share;
+ *   - --ivfflat K: pgvector's own inverted file (ivfflat, K lists trained on the whole index in one CREATE INDEX,
+ *     its CPU reported) with the service's statement, at each --probes;
+ *   - --nav P: a graph over each file's chunk vectors pooled to at most P (runs of neighbours averaged), then
+ *     every chunk of the 2 × or 4 × 50 candidate files compared exactly (fewer graph inserts a long file).
+ * The centroids of --lists: spherical k-means (Lloyd, 10 rounds) on `sample` vectors, the way a store could train
+ * them on a collection's first vectors; the CPU of building those lists is reported, not an insert path.
  */
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -26,6 +35,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { defaultBuiltinDir, loadEmbedder } from '../src/pipeline/embedders/index.js';
 import { parseSearchQuery } from '../src/search/query-parser.js';
+import { packVectors, scorePacked } from './lib/vectors/layout.js';
+import { growLists, normalizeAt } from './lib/vectors/lists.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { createSearchRepository } from '../src/store/repositories/search.repository.js';
 import { positiveInt, positiveIntList, readBenchArgs } from './lib/cli.js';
@@ -34,7 +45,7 @@ import { markdownTable, summarize } from './lib/search-bench.js';
 
 const TOP = 50;
 
-const { dir, lists, probes, queryCount, sample, ef, graphOnly } = readBenchArgs(
+const { dir, lists, probes, queryCount, sample, ef, nav, ivfflat, grow, beam: beams, graphOnly } = readBenchArgs(
   {
     command: 'npm run bench:vector-lists --',
     about: 'An inverted-file vector index (lists by nearest centroid) against the HNSW graph: recall@50 and latency on a built index.',
@@ -45,6 +56,10 @@ const { dir, lists, probes, queryCount, sample, ef, graphOnly } = readBenchArgs(
       queries: { type: 'string', value: 'N', default: '300', description: 'SciFact test queries asked (at most 300)' },
       sample: { type: 'string', value: 'N', default: '30000', description: 'vectors the centroids are trained on' },
       ef: { type: 'string', value: 'N,...', description: "the graph's statement also at these ef_search (the service asks 2 × the chunks: 200)" },
+      ivfflat: { type: 'string', value: 'K,...', description: "pgvector's own inverted-file index (ivfflat) with K lists, built on the whole index, searched at each --probes" },
+      grow: { type: 'string', value: 'S,...', description: 'our lists grown by splitting (bench/lib/vectors/lists.ts), a list split past S vectors, int8 blocks; searched at each --probes' },
+      beam: { type: 'string', value: 'B,...', default: '4', description: 'with --grow: the nodes kept a level on the way down the split tree' },
+      nav: { type: 'string', value: 'P,...', description: "a graph over each file's vectors pooled to at most P, its candidates' chunks then compared exactly" },
       'graph-only': { type: 'boolean', description: 'measure the graph alone (no lists)' },
     },
   },
@@ -57,6 +72,10 @@ const { dir, lists, probes, queryCount, sample, ef, graphOnly } = readBenchArgs(
       queryCount: positiveInt('queries', values.queries, 300),
       sample: positiveInt('sample', values.sample, 30000),
       ef: values.ef === undefined ? [] : positiveIntList('ef', values.ef),
+      nav: values.nav === undefined ? [] : positiveIntList('nav', values.nav),
+      ivfflat: values.ivfflat === undefined ? [] : positiveIntList('ivfflat', values.ivfflat),
+      grow: values.grow === undefined ? [] : positiveIntList('grow', values.grow),
+      beam: positiveIntList('beam', values.beam, [4]),
       graphOnly: values['graph-only'] === true,
     };
   },
@@ -69,13 +88,6 @@ interface Vectors {
   idx: Int32Array;
   files: Float64Array;
   data: Float32Array;
-}
-
-function normalize(v: Float32Array, at = 0, dim = v.length): void {
-  let s = 0;
-  for (let i = 0; i < dim; i++) s += v[at + i]! * v[at + i]!;
-  const n = Math.sqrt(s) || 1;
-  for (let i = 0; i < dim; i++) v[at + i]! /= n;
 }
 
 function dotAt(a: Float32Array, at: number, q: Float32Array, dim: number): number {
@@ -116,7 +128,7 @@ function trainCentroids(v: Vectors, k: number, sampleSize: number): Float32Array
       const j = assign[i]!;
       for (let d = 0; d < v.dim; d++) c[j * v.dim + d]! += v.data[r * v.dim + d]!;
     });
-    for (let j = 0; j < k; j++) normalize(c, j * v.dim, v.dim);
+    for (let j = 0; j < k; j++) normalizeAt(c, j * v.dim, v.dim);
   }
   return c;
 }
@@ -166,7 +178,7 @@ async function main(): Promise<void> {
         v.idx[n] = r.idx;
         v.files[n] = Number(r.file_id);
         v.data.set(parseVector(r.e), n * v.dim);
-        normalize(v.data, n * v.dim, v.dim);
+        normalizeAt(v.data, n * v.dim, v.dim);
         n++;
       }
       afterFile = Number(rows[rows.length - 1]!.file_id);
@@ -178,7 +190,7 @@ async function main(): Promise<void> {
     const embedder = await loadEmbedder({ builtinDir: defaultBuiltinDir() });
     const queries = loadQueries('test').queries.slice(0, queryCount);
     const vectors = await Promise.all(queries.map(async (q) => embedder.embedQuery(q.text)));
-    for (const q of vectors) normalize(q);
+    for (const q of vectors) normalizeAt(q, 0, q.length);
     await embedder.close();
     const all = { [Symbol.iterator]: function* () { for (let r = 0; r < n; r++) yield r; } };
     const exact = vectors.map((q) => topFiles(v, q, all));
@@ -194,7 +206,7 @@ async function main(): Promise<void> {
       graphMs.push(performance.now() - started);
       graphRecall.push(recall(hits.map((h) => Number(h.id)), exact[i]!));
     }
-    table.push(['HNSW graph (as built)', '–', '–', '–', mean(graphRecall).toFixed(3), summarize(graphMs).p50, '–']);
+    table.push(['HNSW graph (as built)', '–', '–', '–', mean(graphRecall).toFixed(3), summarize(graphMs).p50, '–', '–', '–', '–']);
     for (const efSearch of ef) {
       const ms: number[] = [];
       const recalls: number[] = [];
@@ -204,7 +216,69 @@ async function main(): Promise<void> {
         ms.push(performance.now() - started);
         recalls.push(recall(found, exact[i]!));
       }
-      table.push([`HNSW graph, ef_search ${efSearch}`, '–', '–', '–', mean(recalls).toFixed(3), summarize(ms).p50, '–']);
+      table.push([`HNSW graph, ef_search ${efSearch}`, '–', '–', '–', mean(recalls).toFixed(3), summarize(ms).p50, '–', '–', '–', '–']);
+    }
+
+    for (const [maxSize, beam] of grow.flatMap((size) => beams.map((b) => [size, b] as const))) {
+      const started = process.cpuUsage();
+      const { tree: centroids, members } = growLists(v.data, v.dim, maxSize, beam);
+      const growCpu = cpuSeconds(started);
+      await writeGrown(db, v, members);
+      for (const p of probes) {
+        const ms: number[] = [];
+        const recalls: number[] = [];
+        const floatRecalls: number[] = [];
+        const scanned: number[] = [];
+        for (let i = 0; i < vectors.length; i++) {
+          const q = vectors[i]!;
+          const t0 = performance.now();
+          const probed = centroids.nearestLists(q, p);
+          const found = await grownSearch(db, v, q, probed);
+          ms.push(performance.now() - t0);
+          recalls.push(recall(found, exact[i]!));
+          const rows = probed.flatMap((j) => members[j]!);
+          scanned.push(rows.length);
+          floatRecalls.push(recall(topFiles(v, q, rows), exact[i]!));
+        }
+        table.push([`lists grown by splits past ${maxSize}, beam ${beam} (${centroids.count} lists; float32 recall ${mean(floatRecalls).toFixed(3)})`, String(p), String(Math.round(mean(scanned))), ((1000 * growCpu) / n).toFixed(3), mean(recalls).toFixed(3), '–', summarize(ms).p50, '–', '–', '–']);
+        console.log(table[table.length - 1]!.join(' | '));
+      }
+    }
+
+    // The graph is measured above; the same statement then walks the lists (the planner's only index left).
+    if (ivfflat.length > 0) await db.exec(`DROP INDEX IF EXISTS chunks_embedding_hnsw_${v.dim}`);
+    for (const k of ivfflat) {
+      const started = process.cpuUsage();
+      await db.exec(`SET maintenance_work_mem = '128MB'; DROP INDEX IF EXISTS bench_ivfflat; CREATE INDEX bench_ivfflat ON chunks USING ivfflat ((embedding::vector(${v.dim})) vector_cosine_ops) WITH (lists = ${k}) WHERE dim = ${v.dim}`);
+      const buildCpu = cpuSeconds(started);
+      for (const p of probes.filter((p) => p <= k)) {
+        const ms: number[] = [];
+        const recalls: number[] = [];
+        for (let i = 0; i < vectors.length; i++) {
+          const t0 = performance.now();
+          const found = await graphSearch(db, v, vectors[i]!, 0, p);
+          ms.push(performance.now() - t0);
+          recalls.push(recall(found, exact[i]!));
+        }
+        table.push([`pgvector ivfflat, ${k} lists (built in ${buildCpu.toFixed(1)} CPU-s)`, String(p), '–', '–', mean(recalls).toFixed(3), summarize(ms).p50, '–', '–', '–', '–']);
+        console.log(table[table.length - 1]!.join(' | '));
+      }
+      await db.exec('DROP INDEX bench_ivfflat');
+    }
+
+    for (const cap of nav) {
+      const built = await writeNavigation(db, v, cap);
+      for (const perFile of [2, 4]) {
+        const ms: number[] = [];
+        const recalls: number[] = [];
+        for (let i = 0; i < vectors.length; i++) {
+          const started = performance.now();
+          const found = await navigationSearch(db, v, vectors[i]!, TOP * perFile);
+          ms.push(performance.now() - started);
+          recalls.push(recall(found, exact[i]!));
+        }
+        table.push([`graph of ≤ ${cap} pooled vectors a file (${built.rows} rows, built in ${built.cpu.toFixed(1)} CPU-s), ${perFile} × 50 files' chunks compared`, '–', '–', '–', mean(recalls).toFixed(3), summarize(ms).p50, '–', '–', '–', '–']);
+      }
     }
 
     for (const k of graphOnly ? [] : lists) {
@@ -221,6 +295,9 @@ async function main(): Promise<void> {
         const scanned: number[] = [];
         const rowsMs: number[] = [];
         const blocksMs: number[] = [];
+        const plainMs: number[] = [];
+        const int8Ms: number[] = [];
+        const int8Recalls: number[] = [];
         for (let i = 0; i < vectors.length; i++) {
           const q = vectors[i]!;
           const probed = nearestLists(centroids, k, q, v.dim, p);
@@ -229,11 +306,15 @@ async function main(): Promise<void> {
           recalls.push(recall(topFiles(v, q, rows), exact[i]!));
           rowsMs.push(await timed(() => rowsSearch(db, v, q, probed)));
           blocksMs.push(await timed(() => blocksSearch(db, v, q, probed)));
+          plainMs.push(await timed(() => blocksSearch(db, v, q, probed, 'bench_list_plain')));
+          let found: number[] = [];
+          int8Ms.push(await timed(async () => (found = await int8Search(db, v, q, probed))));
+          int8Recalls.push(recall(found, exact[i]!));
         }
-        table.push([`IVF, ${k} lists`, String(p), String(Math.round(mean(scanned))), ((1000 * trainCpu) / n).toFixed(3), mean(recalls).toFixed(3), summarize(rowsMs).p50, summarize(blocksMs).p50]);
+        table.push([`IVF, ${k} lists`, String(p), String(Math.round(mean(scanned))), ((1000 * trainCpu) / n).toFixed(3), mean(recalls).toFixed(3), summarize(rowsMs).p50, summarize(blocksMs).p50, summarize(plainMs).p50, summarize(int8Ms).p50, mean(int8Recalls).toFixed(3)]);
       }
     }
-    const header = ['index', 'lists probed', 'vectors compared a query', 'lists trained and assigned, CPU ms a vector', `recall@${TOP} files vs exact`, 'p50 ms in SQL (graph; IVF rows)', 'p50 ms, IVF blocks in JavaScript'];
+    const header = ['index', 'lists probed', 'vectors compared a query', 'lists trained and assigned, CPU ms a vector', `recall@${TOP} files vs exact`, 'p50 ms in SQL (graph; IVF rows)', 'p50 ms, IVF blocks in JavaScript', 'p50 ms, blocks stored uncompressed', 'p50 ms, int8 blocks (uncompressed)', 'recall@50, int8'];
     console.log(`\n${markdownTable(header, table)}`);
     console.log(`\n${queries.length} SciFact test queries; load at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
@@ -257,7 +338,12 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 async function writeLists(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, k: number, members: number[][]): Promise<void> {
   await db.exec(`DROP TABLE IF EXISTS bench_chunk_lists; DROP TABLE IF EXISTS bench_list_blocks;
     CREATE TABLE bench_chunk_lists (file_id bigint NOT NULL, idx integer NOT NULL, list integer NOT NULL, PRIMARY KEY (file_id, idx));
-    CREATE TABLE bench_list_blocks (list integer PRIMARY KEY, files bytea NOT NULL, vectors bytea NOT NULL)`);
+    CREATE TABLE bench_list_blocks (list integer PRIMARY KEY, files bytea NOT NULL, vectors bytea NOT NULL);
+    DROP TABLE IF EXISTS bench_list_plain; DROP TABLE IF EXISTS bench_list_int8;
+    CREATE TABLE bench_list_plain (list integer PRIMARY KEY, files bytea NOT NULL, vectors bytea NOT NULL);
+    ALTER TABLE bench_list_plain ALTER COLUMN files SET STORAGE EXTERNAL, ALTER COLUMN vectors SET STORAGE EXTERNAL;
+    CREATE TABLE bench_list_int8 (list integer PRIMARY KEY, files bytea NOT NULL, vectors bytea NOT NULL);
+    ALTER TABLE bench_list_int8 ALTER COLUMN files SET STORAGE EXTERNAL, ALTER COLUMN vectors SET STORAGE EXTERNAL`);
   for (let j = 0; j < k; j++) {
     const rows = members[j]!;
     if (rows.length === 0) continue;
@@ -270,14 +356,18 @@ async function writeLists(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors
     ]);
     const fileIds = Float64Array.from(rows, (r) => v.files[r]!);
     await db.query('INSERT INTO bench_list_blocks (list, files, vectors) VALUES ($1, $2, $3)', [j, new Uint8Array(fileIds.buffer), new Uint8Array(packed.buffer)]);
+    await db.query('INSERT INTO bench_list_plain (list, files, vectors) VALUES ($1, $2, $3)', [j, new Uint8Array(fileIds.buffer), new Uint8Array(packed.buffer)]);
+    await db.query('INSERT INTO bench_list_int8 (list, files, vectors) VALUES ($1, $2, $3)', [j, new Uint8Array(fileIds.buffer), packVectors(packed, v.dim)]);
   }
   await db.exec('CREATE INDEX ON bench_chunk_lists (list); ANALYZE bench_chunk_lists; ANALYZE bench_list_blocks');
 }
 
 /** The service's graph statement (semanticByGraph, no filters): the 100 nearest chunks, their best 50 files. */
-async function graphSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, efSearch: number): Promise<number[]> {
+async function graphSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, efSearch: number, ivfProbes = 0): Promise<number[]> {
   return db.transaction(async (tx) => {
-    await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL jit = off; SET LOCAL hnsw.ef_search = ${efSearch}`);
+    await tx.exec(ivfProbes > 0
+      ? `SET LOCAL ivfflat.iterative_scan = relaxed_order; SET LOCAL jit = off; SET LOCAL ivfflat.probes = ${ivfProbes}`
+      : `SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL jit = off; SET LOCAL hnsw.ef_search = ${efSearch}`);
     const { rows } = await tx.query<{ id: number }>(
       `WITH s AS MATERIALIZED (
          SELECT c.file_id, 1 - (c.embedding::vector(${v.dim}) <=> $1::vector(${v.dim})) AS score FROM chunks c
@@ -287,6 +377,104 @@ async function graphSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vector
     );
     return rows.map((r) => Number(r.id));
   });
+}
+
+/**
+ * Each file's chunk vectors (in text order) in at most `cap` runs of neighbours, each run's mean made unit length:
+ * a graph over those, built once (CREATE INDEX, its CPU returned).
+ */
+async function writeNavigation(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, cap: number): Promise<{ rows: number; cpu: number }> {
+  await db.exec(`DROP TABLE IF EXISTS bench_nav; CREATE TABLE bench_nav (file_id bigint NOT NULL, part integer NOT NULL, embedding vector(${v.dim}) NOT NULL)`);
+  const files: number[] = [];
+  const parts: number[] = [];
+  const texts: string[] = [];
+  const flush = async (): Promise<void> => {
+    if (files.length === 0) return;
+    await db.query('INSERT INTO bench_nav SELECT unnest($1::bigint[]), unnest($2::integer[]), unnest($3::text[])::vector', [files, parts, texts]);
+    files.length = 0;
+    parts.length = 0;
+    texts.length = 0;
+  };
+  let rows = 0;
+  const n = v.idx.length;
+  for (let start = 0; start < n; ) {
+    let end = start;
+    while (end < n && v.files[end] === v.files[start]) end++;
+    const count = end - start;
+    const groups = Math.min(cap, count);
+    for (let g = 0; g < groups; g++) {
+      const from = start + Math.floor((g * count) / groups);
+      const to = start + Math.floor(((g + 1) * count) / groups);
+      const mean = new Float32Array(v.dim);
+      for (let r = from; r < to; r++) for (let d = 0; d < v.dim; d++) mean[d]! += v.data[r * v.dim + d]!;
+      normalizeAt(mean, 0, v.dim);
+      files.push(v.files[start]!);
+      parts.push(g);
+      texts.push(`[${Array.from(mean).join(',')}]`);
+      rows++;
+    }
+    if (files.length >= 2000) await flush();
+    start = end;
+  }
+  await flush();
+  const started = process.cpuUsage();
+  await db.exec(`CREATE INDEX ON bench_nav USING hnsw (embedding vector_cosine_ops) WITH (m = 8, ef_construction = 32); ANALYZE bench_nav`);
+  return { rows, cpu: cpuSeconds(started) };
+}
+
+/** The graph of pooled vectors for `candidates` files, then every chunk of theirs compared: the best 50 files. */
+async function navigationSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, candidates: number): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL jit = off; SET LOCAL hnsw.ef_search = ${Math.min(1000, 8 * candidates)}`);
+    const { rows } = await tx.query<{ id: number }>(
+      `WITH nav AS MATERIALIZED (
+         SELECT n.file_id, n.embedding <=> $1::vector(${v.dim}) AS d FROM bench_nav n ORDER BY n.embedding <=> $1::vector(${v.dim}) LIMIT ${candidates * 2}),
+       cand AS (SELECT file_id FROM nav GROUP BY file_id ORDER BY min(d) LIMIT ${candidates})
+       SELECT c.file_id AS id, max(1 - (c.embedding::vector(${v.dim}) <=> $1::vector(${v.dim}))) AS score
+       FROM chunks c WHERE c.file_id IN (SELECT file_id FROM cand) AND c.dim = ${v.dim} AND c.model = $2
+       GROUP BY c.file_id ORDER BY score DESC, id LIMIT ${TOP}`,
+      [`[${Array.from(q).join(',')}]`, v.model],
+    );
+    return rows.map((r) => Number(r.id));
+  });
+}
+
+/** One row a grown list: its file ids (float64) and its vectors packed to bytes (bench/lib/vectors/layout.ts), uncompressed. */
+async function writeGrown(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, members: number[][]): Promise<void> {
+  await db.exec(`DROP TABLE IF EXISTS bench_grown; CREATE TABLE bench_grown (list integer PRIMARY KEY, files bytea NOT NULL, vectors bytea NOT NULL);
+    ALTER TABLE bench_grown ALTER COLUMN files SET STORAGE EXTERNAL, ALTER COLUMN vectors SET STORAGE EXTERNAL`);
+  for (let j = 0; j < members.length; j++) {
+    const rows = members[j]!;
+    const data = new Float32Array(rows.length * v.dim);
+    rows.forEach((row, i) => data.set(vectorAt(v, row), i * v.dim));
+    const fileIds = Float64Array.from(rows, (row) => v.files[row]!);
+    await db.query('INSERT INTO bench_grown (list, files, vectors) VALUES ($1, $2, $3)', [j, new Uint8Array(fileIds.buffer), packVectors(data, v.dim)]);
+  }
+  await db.exec('ANALYZE bench_grown');
+}
+
+/** The probed grown lists' rows read in one statement, each vector scored from its bytes: the best 50 files. */
+async function grownSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, probed: number[]): Promise<number[]> {
+  return packedSearch(db, v, q, `SELECT files, vectors FROM bench_grown WHERE list = ANY($1::integer[])`, probed);
+}
+
+/** Rows of (file ids as float64, vectors packed to bytes) that `statement` reads for the probed lists: the best 50 files. */
+async function packedSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, statement: string, probed: number[]): Promise<number[]> {
+  const best = new Map<number, number>();
+  let scores = new Float32Array(1024);
+  await db.readBytes(statement, [`{${probed.join(',')}}`], (rows) => {
+    for (const [fileBytes, vectorBytes] of rows) {
+      // A copy: the reply's bytes may sit at any offset, and float64s need 8-byte alignment.
+      const files = new Float64Array(fileBytes!.slice().buffer);
+      if (scores.length < files.length) scores = new Float32Array(files.length * 2);
+      scorePacked(vectorBytes!, v.dim, q, scores);
+      for (let i = 0; i < files.length; i++) {
+        const file = files[i]!;
+        if (scores[i]! > (best.get(file) ?? -Infinity)) best.set(file, scores[i]!);
+      }
+    }
+  });
+  return [...best].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([f]) => f);
 }
 
 /** IVF rows: the probed lists' chunks through the side table, compared in SQL. */
@@ -301,10 +489,15 @@ async function rowsSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors
   return rows;
 }
 
+/** IVF int8 blocks: as blocksSearch, each vector packed to bytes (bench/lib/vectors/layout.ts), stored uncompressed. */
+async function int8Search(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, probed: number[]): Promise<number[]> {
+  return packedSearch(db, v, q, `SELECT files, vectors FROM bench_list_int8 WHERE list = ANY($1::integer[])`, probed);
+}
+
 /** IVF blocks: the probed lists' packed rows (binary results, as the keyword blocks leave), compared in JavaScript. */
-async function blocksSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, probed: number[]): Promise<number[]> {
+async function blocksSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, probed: number[], table = 'bench_list_blocks'): Promise<number[]> {
   const best = new Map<number, number>();
-  const statement = `SELECT ${db.bytesColumn('files')}, ${db.bytesColumn('vectors')} FROM bench_list_blocks WHERE list = ANY($1::integer[])`;
+  const statement = `SELECT ${db.bytesColumn('files')}, ${db.bytesColumn('vectors')} FROM ${table} WHERE list = ANY($1::integer[])`;
   await db.readBytes(statement, [`{${probed.join(',')}}`], (rows) => {
     for (const [fileBytes, vectorBytes] of rows) {
       // Copies: the rows may be views on a buffer PGlite reuses, at any byte offset.

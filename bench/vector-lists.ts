@@ -5,7 +5,7 @@
  * lists by their nearest of K centroids, a search scanning the lists of the `probes` centroids nearest the query)
  * would pay one list number. What that costs a search, and what it finds, is what this measures on a built index:
  *   npm run bench:vector-lists -- PGLITE_DIR [--lists 256,1024] [--probes 4,8,16,32] [--queries N] [--sample N]
- *       [--ef 200,400,800] [--graph-only] [--grow 256 [--beam 4]] [--ivfflat 256] [--nav 4]
+ *       [--ef 200,400,800] [--graph-only] [--grow 256 [--beam 4] [--rows] [--pack-every 5000]] [--ivfflat 256] [--nav 4]
  * PGLITE_DIR: a rung of `npm run bench:search` (its `…-100000/pglite`) or the `--keep` copy of `npm run
  * bench:corpus`; copied before it is opened. The queries: SciFact's test queries, embedded by the built-in embedder.
  *
@@ -21,7 +21,10 @@
  *   - --grow S: the store's design (bench/lib/vectors/lists.ts): no training, the vectors in file order (as a bulk run
  *     brings them) each join the list found down the split tree (--beam nodes kept a level), a list past S
  *     vectors split in two; its lists packed to bytes, one row each, the probed rows scored in JavaScript. The
- *     CPU of growing them (assigning, joining, splitting) is the design's insert path, a vector's share;
+ *     CPU of growing them (assigning, joining, splitting) is the design's insert path, a vector's share; with
+ *     --rows the same lists also as rows clustered by list in a covering B-tree (halfvec), inserted a file at a
+ *     time (their insert CPU) and searched in SQL; with --pack-every T what packing a tail into the lists every T
+ *     vectors would write, each list it touches rewritten whole (computed, no database);
  *   - --ivfflat K: pgvector's own inverted file (ivfflat, K lists trained on the whole index in one CREATE INDEX,
  *     its CPU reported) with the service's statement, at each --probes;
  *   - --nav P: a graph over each file's chunk vectors pooled to at most P (runs of neighbours averaged), then
@@ -35,7 +38,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { defaultBuiltinDir, loadEmbedder } from '../src/pipeline/embedders/index.js';
 import { parseSearchQuery } from '../src/search/query-parser.js';
-import { packVectors, scorePacked } from './lib/vectors/layout.js';
+import { packedStride, packVectors, scorePacked } from './lib/vectors/layout.js';
+import { packedVectors } from '../src/store/repositories/files.repository.js';
 import { growLists, normalizeAt } from './lib/vectors/lists.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { createSearchRepository } from '../src/store/repositories/search.repository.js';
@@ -45,7 +49,7 @@ import { markdownTable, summarize } from './lib/search-bench.js';
 
 const TOP = 50;
 
-const { dir, lists, probes, queryCount, sample, ef, nav, ivfflat, grow, beam: beams, graphOnly } = readBenchArgs(
+const { dir, lists, probes, queryCount, sample, ef, nav, ivfflat, grow, beam: beams, rows: asRows, packEvery, graphOnly } = readBenchArgs(
   {
     command: 'npm run bench:vector-lists --',
     about: 'An inverted-file vector index (lists by nearest centroid) against the HNSW graph: recall@50 and latency on a built index.',
@@ -59,6 +63,8 @@ const { dir, lists, probes, queryCount, sample, ef, nav, ivfflat, grow, beam: be
       ivfflat: { type: 'string', value: 'K,...', description: "pgvector's own inverted-file index (ivfflat) with K lists, built on the whole index, searched at each --probes" },
       grow: { type: 'string', value: 'S,...', description: 'our lists grown by splitting (bench/lib/vectors/lists.ts), a list split past S vectors, int8 blocks; searched at each --probes' },
       beam: { type: 'string', value: 'B,...', default: '4', description: 'with --grow: the nodes kept a level on the way down the split tree' },
+      rows: { type: 'boolean', description: 'with --grow: the lists also as rows clustered by list (a covering B-tree, halfvec), inserted a file at a time, searched in SQL' },
+      'pack-every': { type: 'string', value: 'T,...', description: 'with --grow: bytes rewritten when a tail is packed every T vectors, each list it touches rewritten whole' },
       nav: { type: 'string', value: 'P,...', description: "a graph over each file's vectors pooled to at most P, its candidates' chunks then compared exactly" },
       'graph-only': { type: 'boolean', description: 'measure the graph alone (no lists)' },
     },
@@ -76,6 +82,8 @@ const { dir, lists, probes, queryCount, sample, ef, nav, ivfflat, grow, beam: be
       ivfflat: values.ivfflat === undefined ? [] : positiveIntList('ivfflat', values.ivfflat),
       grow: values.grow === undefined ? [] : positiveIntList('grow', values.grow),
       beam: positiveIntList('beam', values.beam, [4]),
+      rows: values.rows === true,
+      packEvery: values['pack-every'] === undefined ? [] : positiveIntList('pack-every', values['pack-every']),
       graphOnly: values['graph-only'] === true,
     };
   },
@@ -243,6 +251,22 @@ async function main(): Promise<void> {
         table.push([`lists grown by splits past ${maxSize}, beam ${beam} (${centroids.count} lists; float32 recall ${mean(floatRecalls).toFixed(3)})`, String(p), String(Math.round(mean(scanned))), ((1000 * growCpu) / n).toFixed(3), mean(recalls).toFixed(3), '–', summarize(ms).p50, '–', '–', '–']);
         console.log(table[table.length - 1]!.join(' | '));
       }
+      if (asRows) {
+        const inserted = await writeGrownRows(db, v, members);
+        for (const p of probes) {
+          const ms: number[] = [];
+          const recalls: number[] = [];
+          for (let i = 0; i < vectors.length; i++) {
+            const t0 = performance.now();
+            const found = await grownRowsSearch(db, v, vectors[i]!, centroids.nearestLists(vectors[i]!, p));
+            ms.push(performance.now() - t0);
+            recalls.push(recall(found, exact[i]!));
+          }
+          table.push([`the same lists as rows clustered by list (covering B-tree, halfvec; insert ${inserted.toFixed(3)} CPU ms an entry, a file a statement)`, String(p), '–', '–', mean(recalls).toFixed(3), summarize(ms).p50, '–', '–', '–', '–']);
+          console.log(table[table.length - 1]!.join(' | '));
+        }
+      }
+      for (const every of packEvery) console.log(packAmplification(v, maxSize, beam, every));
     }
 
     // The graph is measured above; the same statement then walks the lists (the planner's only index left).
@@ -451,6 +475,83 @@ async function writeGrown(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors
     await db.query('INSERT INTO bench_grown (list, files, vectors) VALUES ($1, $2, $3)', [j, new Uint8Array(fileIds.buffer), packVectors(data, v.dim)]);
   }
   await db.exec('ANALYZE bench_grown');
+}
+
+/**
+ * What packing a tail into the grown lists would write: every `every` vectors, each list the window changed is
+ * rewritten whole (its vectors packed to bytes, its sequence numbers). No database: the same arrival order.
+ */
+function packAmplification(v: Vectors, maxSize: number, beam: number, every: number): string {
+  const entryBytes = packedStride(v.dim) + 8;
+  let touched = new Set<number>();
+  let written = 0;
+  let largest = 0;
+  let packs = 0;
+  const pack = (members: readonly (readonly number[])[]): void => {
+    let bytes = 0;
+    for (const list of touched) bytes += members[list]!.length * entryBytes;
+    written += bytes;
+    largest = Math.max(largest, bytes);
+    packs++;
+    touched = new Set();
+  };
+  let last: readonly (readonly number[])[] = [];
+  growLists(v.data, v.dim, maxSize, beam, (row, changed, members) => {
+    for (const list of changed) touched.add(list);
+    last = members;
+    if ((row + 1) % every === 0) pack(members);
+  });
+  if (touched.size > 0) pack(last);
+  const final = v.idx.length * entryBytes;
+  return `packing a tail every ${every} vectors (split past ${maxSize}, beam ${beam}): ${packs} packs, ${(written / 1e6).toFixed(0)} MB written for ${(final / 1e6).toFixed(1)} MB of lists (${(written / final).toFixed(1)}×), the largest pack ${(largest / 1e6).toFixed(1)} MB`;
+}
+
+/**
+ * The grown lists as rows (list, file, chunk, its vector as halfvec) under a covering B-tree on the list, so that
+ * a list's entries sit together in the index's pages: inserted a file's chunks a statement, as a store would write
+ * them with its chunks (binary vectors, as replaceChunks sends them), then VACUUM (index-only scans need the
+ * visibility map). Answers the CPU ms an entry of the first 30,000 entries' inserts.
+ */
+async function writeGrownRows(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, members: number[][]): Promise<number> {
+  const listOf = new Int32Array(v.idx.length);
+  members.forEach((rows, list) => rows.forEach((row) => (listOf[row] = list)));
+  await db.exec(`DROP TABLE IF EXISTS bench_entries;
+    CREATE TABLE bench_entries (list integer NOT NULL, file_id bigint NOT NULL, idx integer NOT NULL, vec halfvec(${v.dim}) NOT NULL);
+    CREATE INDEX bench_entries_list ON bench_entries (list) INCLUDE (file_id, vec)`);
+  const insert = async (from: number, to: number): Promise<void> => {
+    const vecs: Float32Array[] = [];
+    for (let r = from; r < to; r++) vecs.push(vectorAt(v, r));
+    await db.query(
+      `INSERT INTO bench_entries SELECT l, f, i, subvector($4::vector, (o::integer - 1) * ${v.dim} + 1, ${v.dim})::halfvec(${v.dim})
+       FROM unnest($1::integer[], $2::bigint[], $3::integer[]) WITH ORDINALITY AS t (l, f, i, o)`,
+      [Array.from(listOf.subarray(from, to)), Array.from(v.files.subarray(from, to)), Array.from(v.idx.subarray(from, to)), packedVectors(vecs)],
+      { prepare: true },
+    );
+  };
+  const n = v.idx.length;
+  const started = process.cpuUsage();
+  let r = 0;
+  while (r < Math.min(n, 30_000)) {
+    let end = r;
+    while (end < n && v.files[end] === v.files[r]) end++;
+    await insert(r, end);
+    r = end;
+  }
+  const perEntry = (1000 * cpuSeconds(started)) / Math.max(1, r);
+  for (; r < n; r += 150) await insert(r, Math.min(n, r + 150));
+  await db.exec('VACUUM bench_entries'); // a statement of its own: VACUUM refuses a transaction block
+  await db.exec('ANALYZE bench_entries');
+  return perEntry;
+}
+
+/** The probed lists' entries nearest the query in SQL (an index-only scan of their ranges): the best 50 files. */
+async function grownRowsSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, probed: number[]): Promise<number[]> {
+  const { rows } = await db.query<{ file_id: number }>(
+    `WITH c AS (SELECT file_id, vec <#> $1::halfvec(${v.dim}) AS d FROM bench_entries WHERE list = ANY($2::integer[]) ORDER BY 2 LIMIT ${8 * TOP})
+     SELECT file_id FROM c GROUP BY file_id ORDER BY min(d) LIMIT ${TOP}`,
+    [`[${Array.from(q).join(',')}]`, `{${probed.join(',')}}`],
+  );
+  return rows.map((r) => Number(r.file_id));
 }
 
 /** The probed grown lists' rows read in one statement, each vector scored from its bytes: the best 50 files. */

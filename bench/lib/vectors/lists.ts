@@ -270,7 +270,14 @@ function sidesSums(vectors: Float32Array, dim: number, side: Uint8Array): [Float
  * `vectors` (rows of `dim`, in the order they arrive) into lists grown as a store grows them: each joins the list
  * found down the tree, and a list past `maxSize` vectors is split in two. Answers the tree and each list's rows.
  */
-export function growLists(vectors: Float32Array, dim: number, maxSize: number, beam = 4): { tree: ListTree; members: number[][] } {
+export function growLists(
+  vectors: Float32Array,
+  dim: number,
+  maxSize: number,
+  beam = 4,
+  /** Called after each vector with the lists it changed (its own, and a split's new one) and every list's rows. */
+  observe?: (row: number, changed: readonly number[], members: readonly (readonly number[])[]) => void,
+): { tree: ListTree; members: number[][] } {
   const tree = new ListTree(dim);
   const members: number[][] = [];
   const n = vectors.length / dim;
@@ -278,12 +285,16 @@ export function growLists(vectors: Float32Array, dim: number, maxSize: number, b
     const vector = vectors.subarray(r * dim, (r + 1) * dim);
     if (tree.count === 0) {
       members[tree.start(vector)] = [r];
+      observe?.(r, [0], members);
       continue;
     }
     const list = tree.assign(vector, beam);
     tree.join(list, vector);
     members[list]!.push(r);
-    if (members[list]!.length <= maxSize) continue;
+    if (members[list]!.length <= maxSize) {
+      observe?.(r, [list], members);
+      continue;
+    }
     const rows = members[list]!;
     const data = new Float32Array(rows.length * dim);
     rows.forEach((row, i) => data.set(vectors.subarray(row * dim, (row + 1) * dim), i * dim));
@@ -291,6 +302,7 @@ export function growLists(vectors: Float32Array, dim: number, maxSize: number, b
     const added = tree.split(list, split);
     members[list] = rows.filter((_, i) => split.side[i] === 0);
     members[added] = rows.filter((_, i) => split.side[i] === 1);
+    observe?.(r, [list, added], members);
   }
   return { tree, members };
 }

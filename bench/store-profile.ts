@@ -5,6 +5,10 @@
  * switched off, so that the differences split a file's store CPU per part:
  *   full          every part: keyword triggers, chunk rows, an HNSW graph updated on every insert
  *   no-graph      no vector index while writing (the graph is built once after the last file: its CPU apart)
+ *   lists         no graph: each chunk row carries a list number (spread over 1,000 lists, as vector lists grown
+ *                 by splits would; docs/benchmarks/corpus.md, stop 56) under a covering B-tree on (model, list)
+ *                 with the file id and the vector: that layout's insert, without finding the list (JavaScript,
+ *                 measured by bench:vector-lists --grow)
  *   no-keywords   no graph, the keyword triggers off (files_keyword_insert / _update)
  *   no-chunks     no graph, no keyword triggers, no chunk rows: the files row and the transaction
  * CPU is this thread's (PGlite runs in it), measured with process.cpuUsage around the writes only.
@@ -76,7 +80,7 @@ async function loadWrites(): Promise<IndexedFileWrite[]> {
   return loadKeptWrites(sourceDir, { limit: fileLimit, chunks: largest === 0 && tail === 0 });
 }
 
-type Variant = 'full' | 'no-graph' | 'no-keywords' | 'no-chunks';
+type Variant = 'full' | 'no-graph' | 'lists' | 'no-keywords' | 'no-chunks';
 
 interface Measured {
   variant: Variant;
@@ -121,6 +125,10 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
   try {
     const dimension = writes.find((w) => w.chunks.length > 0)?.chunks[0]?.embedding.length ?? 0;
     if (variant === 'full' && dimension > 0) await store.files.ensureVectorIndex(dimension);
+    if (variant === 'lists' && dimension > 0) {
+      await db.exec(`ALTER TABLE chunks ADD COLUMN list integer NOT NULL DEFAULT (random() * 1000)::integer;
+        CREATE INDEX chunks_lists ON chunks (model, list) INCLUDE (file_id, embedding) WHERE dim = ${dimension}`);
+    }
     if (variant === 'no-keywords' || variant === 'no-chunks') {
       await db.exec('ALTER TABLE files DISABLE TRIGGER files_keyword_insert; ALTER TABLE files DISABLE TRIGGER files_keyword_update');
     }
@@ -217,13 +225,13 @@ async function printSplit(writes: IndexedFileWrite[]): Promise<void> {
   const vectors = writes.reduce((n, w) => n + w.chunks.length, 0);
   console.log(`${writes.length} files, ${vectors} chunk vectors (${(vectors / writes.length).toFixed(1)} a file), from ${dir}; keyword index ${whole ? 'in one statement' : 'in slices'}`);
   const results: Measured[] = [];
-  for (const variant of ['full', 'no-graph', 'no-keywords', 'no-chunks'] as const) {
+  for (const variant of ['full', 'no-graph', 'lists', 'no-keywords', 'no-chunks'] as const) {
     results.push(await replay(writes, variant));
     const r = results.at(-1)!;
     console.error(`  ${variant}: ${(r.writeCpuMs / writes.length).toFixed(2)} CPU ms/file; slowest calls ${r.slowestMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   }
   const per = (ms: number): string => (ms / writes.length).toFixed(2);
-  const [full, noGraph, noKeywords, noChunks] = results as [Measured, Measured, Measured, Measured];
+  const [full, noGraph, lists, noKeywords, noChunks] = results as [Measured, Measured, Measured, Measured, Measured];
   console.log(
     markdownTable(
       ['part of a file\'s store write', 'CPU ms per file'],
@@ -231,6 +239,7 @@ async function printSplit(writes: IndexedFileWrite[]): Promise<void> {
         ['whole write (graph updated per insert)', per(full.writeCpuMs)],
         ['graph inserts (full - no-graph)', per(full.writeCpuMs - noGraph.writeCpuMs)],
         ['graph built once after the last file instead', per(noGraph.buildCpuMs ?? 0)],
+        ['a covering B-tree of list numbers instead of the graph (lists - no-graph)', per(lists.writeCpuMs - noGraph.writeCpuMs)],
         ['keyword triggers (no-graph - no-keywords)', per(noGraph.writeCpuMs - noKeywords.writeCpuMs)],
         ['chunk rows (no-keywords - no-chunks)', per(noKeywords.writeCpuMs - noChunks.writeCpuMs)],
         ['files row + transaction (no-chunks)', per(noChunks.writeCpuMs)],

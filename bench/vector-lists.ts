@@ -386,7 +386,10 @@ async function writeLists(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors
   await db.exec('CREATE INDEX ON bench_chunk_lists (list); ANALYZE bench_chunk_lists; ANALYZE bench_list_blocks');
 }
 
-/** The service's graph statement (semanticByGraph, no filters): the 100 nearest chunks, their best 50 files. */
+/**
+ * The service's graph statement (semanticByGraph, no filters): the 100 nearest chunks, their best 50 files; with
+ * `ivfProbes`, the same statement over pgvector's ivfflat index (the graph dropped before it is built).
+ */
 async function graphSearch(db: Awaited<ReturnType<typeof openPglite>>, v: Vectors, q: Float32Array, efSearch: number, ivfProbes = 0): Promise<number[]> {
   return db.transaction(async (tx) => {
     await tx.exec(ivfProbes > 0

@@ -20,8 +20,8 @@
  *      N threads (bench/lib/bare-model.ts): the ceiling;
  *   4. pipeline/bare = pipeline chunks/s ÷ bare chunks/s; pipeline/bare CPU = bare CPU per chunk ÷ pipeline's;
  *   5. a second table: a file's CPU time by stage, each stage measured alone on up to 300 of the files spread over
- *      the corpus (bench/lib/breakdown.ts), a vector index build (0 when the index exists before the first vector)
- *      and the upkeep after the run (keyword blocks sealed, ANALYZE) as timed in the run, and the rest (threads handing work over, messages, garbage collection, V8's compiler threads).
+ *      the corpus (bench/lib/breakdown.ts), and the upkeep after the run (keyword blocks sealed, the vector
+ *      index's tail packed into its lists, ANALYZE) as timed in the run, and the rest (threads handing work over, messages, garbage collection, V8's compiler threads).
  * The machine is shared and noisy: compare ratios within a run, not absolute numbers across runs.
  */
 import { spawn } from 'node:child_process';
@@ -68,8 +68,6 @@ interface ChildResult {
   peakRssMb: number;
   bare: { files: number; chunks: number; seconds: number; cpuSeconds: number };
   breakdown: Breakdown;
-  /** Wall time of building the vector index at the end of the run (PGlite: one thread). */
-  indexBuildSeconds: number;
   /** Wall time of the upkeep after the run (sealing keyword blocks, ANALYZE; store thread). */
   maintenanceSeconds: number;
   /** The run's own account: analyze and embed (chunk + model + pooling) in the pipeline threads, store writes. */
@@ -144,24 +142,12 @@ async function child(config: ChildConfig): Promise<ChildResult> {
     await service.indexing.settled();
     const chunksBefore = (await service.store.api.embeddings.chunkSummary()).reduce((n, s) => n + s.chunks, 0);
 
-    // The vector index exists before the first vector is written and each insert keeps it up to date; should it be
-    // built over rows already there, time that (the indexer calls through this object).
-    let indexBuildSeconds = 0;
-    const files_ = service.store.api.files;
-    const ensureVectorIndex = files_.ensureVectorIndex.bind(files_);
-    files_.ensureVectorIndex = async (dimension) => {
-      const start = performance.now();
-      try {
-        return await ensureVectorIndex(dimension);
-      } finally {
-        indexBuildSeconds += (performance.now() - start) / 1000;
-      }
-    };
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const run = service.indexing.startDirectory(config.corpus, { kind: 'directory', force: false });
     await service.indexing.settled();
-    // And the upkeep after the run (sealing the keyword index's new documents into blocks, statistics).
+    // And the upkeep after the run (the keyword index's new documents sealed into blocks, the vector index's tail
+    // packed into its lists, statistics).
     const u0 = performance.now();
     await service.upkeep.idle();
     const maintenanceSeconds = (performance.now() - u0) / 1000;
@@ -201,7 +187,6 @@ async function child(config: ChildConfig): Promise<ChildResult> {
       peakRssMb,
       bare: { files: files.length, chunks: bare.chunks, seconds: bare.seconds, cpuSeconds: bare.cpuSeconds },
       breakdown,
-      indexBuildSeconds,
       maintenanceSeconds,
       stageSeconds: { ...run.stageSeconds },
     };
@@ -272,9 +257,8 @@ function breakdownRow(r: ChildResult): Record<string, string | number> {
   const b = r.breakdown;
   const pipeline = (r.cpuSeconds * 1000) / r.files;
   const model = (r.bare.cpuSeconds * 1000) / r.files;
-  const indexBuild = (r.indexBuildSeconds * 1000) / r.files;
   const maintenance = (r.maintenanceSeconds * 1000) / r.files;
-  const stages = b.parseMs + b.analyzeMs + b.chunkMs + b.storeMs + indexBuild + maintenance;
+  const stages = b.parseMs + b.analyzeMs + b.chunkMs + b.storeMs + maintenance;
   return {
     embedder: r.embedder,
     threads: r.threads,
@@ -286,7 +270,6 @@ function breakdownRow(r: ChildResult): Record<string, string | number> {
     analyze: round(b.analyzeMs, 2),
     'chunk+tokenize': round(b.chunkMs, 2),
     'store write': round(b.storeMs, 2),
-    'vector index build': round(indexBuild, 2),
     'upkeep after': round(maintenance, 2),
     'rest (threads, messages, GC)': round(pipeline - model - stages, 2),
     'model share': `${Math.round((model / pipeline) * 100)}%`,

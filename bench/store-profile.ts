@@ -3,14 +3,12 @@
  * vectors, read from a kept PGlite data directory) through the real files repository into fresh PGlite
  * databases, one file per saveIndexed as the indexer writes them, each time with one more part of the write path
  * switched off, so that the differences split a file's store CPU per part:
- *   full          every part: keyword triggers, chunk rows, an HNSW graph updated on every insert
- *   no-graph      no vector index while writing (the graph is built once after the last file: its CPU apart)
- *   lists         no graph: each chunk row carries a list number (spread over 1,000 lists, as vector lists grown
- *                 by splits would; docs/benchmarks/corpus.md, stop 56) under a covering B-tree on (model, list)
- *                 with the file id and the vector: that layout's insert, without finding the list (JavaScript,
- *                 measured by bench:vector-lists --grow)
- *   no-keywords   no graph, the keyword triggers off (files_keyword_insert / _update)
- *   no-chunks     no graph, no keyword triggers, no chunk rows: the files row and the transaction
+ *   full          every part, as built: keyword triggers, chunk rows (the vector index's tail: no index written
+ *                 with them); then the upkeep's packing of those chunks into the vector lists, timed apart
+ *   graph         as before sql/0021: an HNSW graph (m 8, ef_construction 32) updated on every chunk insert, the
+ *                 same-run baseline of the lists
+ *   no-keywords   the keyword triggers off (files_keyword_insert / _update)
+ *   no-chunks     no keyword triggers, no chunk rows: the files row and the transaction
  * CPU is this thread's (PGlite runs in it), measured with process.cpuUsage around the writes only.
  *   npm run bench:store -- PGLITE_DIR [--files N] [--whole] [--largest N] [--tail N]
  * --whole writes each text's keyword index in one statement, as before store/keyword/slices.ts.
@@ -37,7 +35,7 @@ import { openPglite, type PgliteDatabase } from '../src/store/engines/pglite.js'
 import { loadKeptWrites } from './lib/kept-index.js';
 import { openStore, type StoreApi } from '../src/store/store.js';
 import type { IndexedFileWrite } from '../src/store/repositories/files.types.js';
-import { createFilesRepository, hnswParameters, type FilesRepository } from '../src/store/repositories/files.repository.js';
+import { createFilesRepository, type FilesRepository } from '../src/store/repositories/files.repository.js';
 import { KEYWORD_SLICED_FROM_CHARS } from '../src/store/keyword/slices.js';
 import { LARGE_DOCUMENT_POSTINGS } from '../src/store/keyword/maintenance.js';
 import type { SqlExecutor } from '../src/store/sql.js';
@@ -47,7 +45,7 @@ import { markdownTable } from './lib/search-bench.js';
 const { dir, files: fileLimit, whole, largest, tail } = readBenchArgs(
   {
     command: 'npm run bench:store --',
-    about: "Splits the store thread's CPU per file by part (graph, keyword triggers, chunk rows, file row), replaying a kept index.",
+    about: "Splits the store thread's CPU per file by part (vector lists, keyword triggers, chunk rows, file row), replaying a kept index.",
     positional: { name: 'PGLITE_DIR', description: 'a PGlite data directory (e.g. bench:corpus --keep); copied first' },
     options: {
       files: { type: 'string', value: 'N', default: '0', description: 'replay only the first N indexed files (0: all)' },
@@ -80,15 +78,15 @@ async function loadWrites(): Promise<IndexedFileWrite[]> {
   return loadKeptWrites(sourceDir, { limit: fileLimit, chunks: largest === 0 && tail === 0 });
 }
 
-type Variant = 'full' | 'no-graph' | 'lists' | 'no-keywords' | 'no-chunks';
+type Variant = 'full' | 'graph' | 'no-keywords' | 'no-chunks';
 
 interface Measured {
   variant: Variant;
   writeCpuMs: number;
   /** Wall milliseconds of the slowest store calls (a write, or a slice of one): one holds PGlite's only thread that long. */
   slowestMs: number[];
-  /** CPU of building the graph once over every vector after the last write (no-graph only). */
-  buildCpuMs: number | null;
+  /** CPU of packing every vector into the vector lists after the last write, as the upkeep does (full only). */
+  packCpuMs: number | null;
 }
 
 const cpuMs = (since: NodeJS.CpuUsage): number => {
@@ -124,10 +122,8 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
   const { db, store, files } = await openReplay(dataDir);
   try {
     const dimension = writes.find((w) => w.chunks.length > 0)?.chunks[0]?.embedding.length ?? 0;
-    if (variant === 'full' && dimension > 0) await store.files.ensureVectorIndex(dimension);
-    if (variant === 'lists' && dimension > 0) {
-      await db.exec(`ALTER TABLE chunks ADD COLUMN list integer NOT NULL DEFAULT (random() * 1000)::integer;
-        CREATE INDEX chunks_lists ON chunks (model, list) INCLUDE (file_id, embedding) WHERE dim = ${dimension}`);
+    if (variant === 'graph' && dimension > 0) {
+      await db.exec(`CREATE INDEX ON chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WITH (m = 8, ef_construction = 32) WHERE dim = ${dimension}`);
     }
     if (variant === 'no-keywords' || variant === 'no-chunks') {
       await db.exec('ALTER TABLE files DISABLE TRIGGER files_keyword_insert; ALTER TABLE files DISABLE TRIGGER files_keyword_update');
@@ -137,15 +133,13 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
     for (const w of writes) walls.push(...(await writeTimed(files, store.search, variant === 'no-chunks' ? { ...w, chunks: [] } : w)).calls);
     const writeCpuMs = cpuMs(start);
     const slowestMs = walls.sort((a, b) => b - a).slice(0, 5);
-    let buildCpuMs: number | null = null;
-    if (variant === 'no-graph' && dimension > 0) {
-      const built = process.cpuUsage();
-      await db.exec(
-        `CREATE INDEX ON chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) ${hnswParameters(dimension)}WHERE dim = ${dimension}`,
-      );
-      buildCpuMs = cpuMs(built);
+    let packCpuMs: number | null = null;
+    if (variant === 'full' && dimension > 0) {
+      const packing = process.cpuUsage();
+      while ((await store.search.maintainVectors()).more);
+      packCpuMs = cpuMs(packing);
     }
-    return { variant, writeCpuMs, slowestMs, buildCpuMs };
+    return { variant, writeCpuMs, slowestMs, packCpuMs };
   } finally {
     await db.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -225,22 +219,21 @@ async function printSplit(writes: IndexedFileWrite[]): Promise<void> {
   const vectors = writes.reduce((n, w) => n + w.chunks.length, 0);
   console.log(`${writes.length} files, ${vectors} chunk vectors (${(vectors / writes.length).toFixed(1)} a file), from ${dir}; keyword index ${whole ? 'in one statement' : 'in slices'}`);
   const results: Measured[] = [];
-  for (const variant of ['full', 'no-graph', 'lists', 'no-keywords', 'no-chunks'] as const) {
+  for (const variant of ['full', 'graph', 'no-keywords', 'no-chunks'] as const) {
     results.push(await replay(writes, variant));
     const r = results.at(-1)!;
     console.error(`  ${variant}: ${(r.writeCpuMs / writes.length).toFixed(2)} CPU ms/file; slowest calls ${r.slowestMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   }
   const per = (ms: number): string => (ms / writes.length).toFixed(2);
-  const [full, noGraph, lists, noKeywords, noChunks] = results as [Measured, Measured, Measured, Measured, Measured];
+  const [full, graph, noKeywords, noChunks] = results as [Measured, Measured, Measured, Measured];
   console.log(
     markdownTable(
       ['part of a file\'s store write', 'CPU ms per file'],
       [
-        ['whole write (graph updated per insert)', per(full.writeCpuMs)],
-        ['graph inserts (full - no-graph)', per(full.writeCpuMs - noGraph.writeCpuMs)],
-        ['graph built once after the last file instead', per(noGraph.buildCpuMs ?? 0)],
-        ['a covering B-tree of list numbers instead of the graph (lists - no-graph)', per(lists.writeCpuMs - noGraph.writeCpuMs)],
-        ['keyword triggers (no-graph - no-keywords)', per(noGraph.writeCpuMs - noKeywords.writeCpuMs)],
+        ['whole write, as built (chunk rows into the vector index\'s tail)', per(full.writeCpuMs)],
+        ['packing the tail into the vector lists (the upkeep, after the last file)', per(full.packCpuMs ?? 0)],
+        ['an HNSW graph updated per insert instead (graph - full)', per(graph.writeCpuMs - full.writeCpuMs)],
+        ['keyword triggers (full - no-keywords)', per(full.writeCpuMs - noKeywords.writeCpuMs)],
         ['chunk rows (no-keywords - no-chunks)', per(noKeywords.writeCpuMs - noChunks.writeCpuMs)],
         ['files row + transaction (no-chunks)', per(noChunks.writeCpuMs)],
         ['slowest single store call, whole write (wall ms)', full.slowestMs[0]?.toFixed(0) ?? '–'],

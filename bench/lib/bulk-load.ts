@@ -3,8 +3,8 @@
  * batches into the store's tables (the keyword index's triggers build the postings exactly as they do for the
  * service), each file chunked and embedded in-process by the embedder the service would pick for that data
  * directory (pipeline/task.ts embedText: same chunks, same vectors, same model label, so nothing is re-embedded),
- * the HNSW index built once at the end instead of grown vector by vector, then the keyword tail sealed and the
- * statistics refreshed by the store's own upkeep methods. What differs from the service: no analysis (the title is
+ * then the vector index's tail packed into its lists, the keyword tail sealed and the statistics refreshed by the
+ * store's own upkeep methods (the packing in larger slices than the service's). What differs from the service: no analysis (the title is
  * the file's first line; no summary or keywords). Search cost depends on the index, not on how it was filled; the
  * stall figure still comes from a real bulk run through the API (ladder.ts).
  */
@@ -36,12 +36,9 @@ export async function bulkLoad(target: BulkTarget, files: readonly string[], log
   const active = resolveEmbedder({ model: modelPullFromEnv(process.env).model, modelDir: process.env.FILESIFT_MODEL_DIR ?? null, dataDir: target.dataDir });
   if (!active.description.ok || active.identity === null) throw new Error(`no embedder for the bulk load: ${active.description.ok ? '' : active.description.reason}`);
   const embedder = await loadEmbedder({ modelDir: active.modelDir ?? undefined, builtinDir: active.builtinDir });
-  const dimension = embedder.info.dimension;
   const db: SqlDatabase = target.pgUrl ? await openPostgres(target.pgUrl) : await openPglite(pgliteDir(target.dataDir));
   try {
     await applyKeywordSchema(db);
-    // The store names the index by dimension (files.repository.ts ensureVectorIndex) and makes it again below.
-    await db.exec(`DROP INDEX IF EXISTS chunks_embedding_hnsw_${dimension}`);
     const t0 = performance.now();
     for (let start = 0; start < files.length; start += BATCH) {
       await insertBatch(db, files.slice(start, start + BATCH), active.identity, embedder);
@@ -49,7 +46,7 @@ export async function bulkLoad(target: BulkTarget, files: readonly string[], log
     }
     const t1 = performance.now();
     const store = createStore(db);
-    await store.files.ensureVectorIndex(dimension);
+    while ((await store.search.maintainVectors(5000)).more);
     const t2 = performance.now();
     while ((await store.search.sealKeywords(20_000)).remaining > 0);
     for (let part = 0; await store.search.analyze(part); part++);

@@ -100,8 +100,6 @@ export class Indexer {
   readonly #locks = new Map<string, Promise<unknown>>();
   /** Content being analyzed and embedded right now, by hash: an identical file waits for it, then copies it. */
   readonly #inFlightContent = new Map<string, Promise<unknown>>();
-  /** Vector dimensions whose HNSW index is known to exist (it must before the first vector of one is written). */
-  readonly #vectorIndexes = new Map<number, Promise<unknown>>();
   /** Contents the index may hold: a certainly new one skips the duplicate lookup. */
   readonly #knownContent: KnownContent;
 
@@ -320,7 +318,6 @@ export class Indexer {
     if (embedder) run.fileEvent('file_embedded', { path: filePath, chunks: chunks.length, model: embeddingModel });
 
     const storeStart = performance.now();
-    await this.#vectorIndexFor(chunks);
     const id = await this.deps.store.files.saveIndexed(
       indexedFileWrite(doc, {
         mtimeMs,
@@ -374,8 +371,7 @@ export class Indexer {
       const embeddingModel = `${embedder.kind}:${embedder.model}`;
       run.fileEvent('file_embedded', { path: source.path, chunks: chunks.length, model: embeddingModel });
       const storeStart = performance.now();
-      await this.#vectorIndexFor(chunks);
-      const written = await store.embeddings.replace({
+        const written = await store.embeddings.replace({
         fileId: id,
         contentHash: hash,
         embeddingModel,
@@ -408,19 +404,6 @@ export class Indexer {
       // The file itself is written: it must not be failed for this. What is left stays pending for the upkeep.
       this.deps.logger.warn({ err, fileId: id }, 'keyword index of a long text left unfinished; the index upkeep finishes it');
     }
-  }
-
-  /** Makes sure the vector index of these chunks' dimension exists before they are written (once per dimension). */
-  async #vectorIndexFor(chunks: readonly { embedding: Float32Array }[]): Promise<void> {
-    const dimension = chunks[0]?.embedding.length;
-    if (dimension === undefined) return;
-    let ready = this.#vectorIndexes.get(dimension);
-    if (!ready) {
-      ready = this.deps.store.files.ensureVectorIndex(dimension);
-      this.#vectorIndexes.set(dimension, ready);
-      ready.catch(() => this.#vectorIndexes.delete(dimension)); // tried again with the next file
-    }
-    await ready;
   }
 
   #analyzeOptions(settings: Settings): Omit<AnalyzeOptions, 'signal'> {

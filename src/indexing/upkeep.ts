@@ -1,7 +1,8 @@
 /**
  * The index's upkeep after writes, in the background: long texts' keyword indexes left unfinished are finished
  * (store/keyword/slices.ts), documents of the keyword index are sealed into blocks (a
- * large tail makes every search slower), the blocks are compacted at the end of a run once the sealed range has
+ * large tail makes every search slower), the chunks written since the last pass are packed into the vector index's
+ * lists (store/vectors/: a search compares its tail chunk by chunk), the blocks are compacted at the end of a run once the sealed range has
  * doubled (sealing in slices leaves many small blocks, and departed documents' postings), and planner statistics
  * are refreshed after a burst. PGlite runs one
  * statement at a time, so the work is cut into slices sized to take about `sliceMs` each, with a pause between
@@ -23,6 +24,8 @@ export interface IndexUpkeepDeps {
   checkEveryMs?: number;
   /** Unsealed documents worth sealing without being asked (default 256): a trickle waits for a run's end. */
   tailThreshold?: number;
+  /** Chunks written since the vector index's last pack worth packing without being asked (default 1,000). */
+  vectorTailThreshold?: number;
   /** Documents written since the last ANALYZE that make another worth it (default 1,000). */
   analyzeAfter?: number;
   /** Documents sealed since the last compaction that make the next one due, once the sealed range has doubled too. */
@@ -41,6 +44,13 @@ const COMPACT_SLICE = {
   blocks: { first: 1024, min: 64, max: 262_144 },
   postings: { first: 16_384, min: 1024, max: 4_194_304 },
 } as const;
+/**
+ * The same for packing vectors into the vector index's lists, in vectors (~0.1 ms each on this kind of machine:
+ * finding its list in JavaScript, reading its chunk row, rewriting its list's last block).
+ */
+const VECTOR_SLICE = { first: 256, min: 32, max: 16_384 } as const;
+/** A tail of fewer chunks costs a search less than ~1 ms to compare exactly: left for the next run or a restart. */
+const VECTOR_TAIL_THRESHOLD = 1000;
 
 export interface UpkeepState {
   /** Whether a pass is running now. */
@@ -51,6 +61,10 @@ export interface UpkeepState {
   analyzed: number;
   /** Compactions of the keyword index finished since start-up. */
   compactions: number;
+  /** Vectors packed into the vector index's lists since start-up. */
+  packedVectors: number;
+  /** Vector lists split in two since start-up. */
+  vectorSplits: number;
   /** The longest single slice so far on the store's thread, in ms (the longest any search could wait behind upkeep). */
   longestSliceMs: number;
 }
@@ -59,6 +73,7 @@ export class IndexUpkeep {
   readonly #deps: IndexUpkeepDeps;
   #slice = FIRST_SLICE;
   #compactSlice: CompactionSlice & { postings: number } = { blocks: COMPACT_SLICE.blocks.first, postings: COMPACT_SLICE.postings.first };
+  #vectorSlice: number = VECTOR_SLICE.first;
   #running: Promise<void> | null = null;
   #again = false;
   #urgent = false;
@@ -69,7 +84,7 @@ export class IndexUpkeep {
   #runs = 0;
   /** Whether the next periodic check may find work: at start (a restart's leftovers), after writes or a run's end, after a failed pass. */
   #due = true;
-  readonly #state: UpkeepState = { busy: false, sealed: 0, analyzed: 0, compactions: 0, longestSliceMs: 0 };
+  readonly #state: UpkeepState = { busy: false, sealed: 0, analyzed: 0, compactions: 0, packedVectors: 0, vectorSplits: 0, longestSliceMs: 0 };
 
   constructor(deps: IndexUpkeepDeps) {
     this.#deps = deps;
@@ -181,6 +196,7 @@ export class IndexUpkeep {
         await pause(this.#deps.pauseMs ?? 25);
       }
     }
+    await this.#packVectors(urgent);
     // At the end of a run only: compacting a bulk run's blocks as it goes would copy them again at every doubling.
     compacted = (await this.#compact(urgent ? 'due' : 'no')) || compacted;
     // A compaction swaps in a new blocks table without statistics: analyzed here, a call of its own (in the swap's
@@ -196,6 +212,27 @@ export class IndexUpkeep {
           await pause(this.#deps.pauseMs ?? 25);
         }
       }
+    }
+  }
+
+  /** Packs the vector index's tail into its lists, slice after slice, when it has grown past the threshold. */
+  async #packVectors(urgent: boolean): Promise<void> {
+    const { search } = this.#deps.store;
+    if ((await search.unpackedVectors()) < (urgent ? 1 : (this.#deps.vectorTailThreshold ?? VECTOR_TAIL_THRESHOLD))) return;
+    for (;;) {
+      if (this.#closed) return;
+      const slice = this.#vectorSlice;
+      const { packed, split, more, ms } = await search.maintainVectors(slice);
+      this.#state.packedVectors += packed;
+      this.#state.vectorSplits += split;
+      this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
+      // A full slice measures the rate (a split's step packs nothing and says nothing of it).
+      if (packed === slice && ms > 0) {
+        const next = Math.round((packed * (this.#deps.sliceMs ?? 150)) / ms);
+        this.#vectorSlice = Math.min(VECTOR_SLICE.max, Math.max(VECTOR_SLICE.min, Math.min(next, slice * 2)));
+      }
+      if (!more) return;
+      await pause(this.#deps.pauseMs ?? 25);
     }
   }
 

@@ -46,11 +46,11 @@ const METHODS = {
   jobs: { countActive: I, list: I, get: I, create: I, remove: I, setLastScan: B },
   files: {
     known: B, knownUnderPage: B, saveIndexed: B, saveFailed: B, saveExcluded: B, excluded: I, touch: B, contentKeys: B, findByHash: B, saveCopy: B,
-    move: B, removePaths: B, removeUnder: B, listPaths: I, get: I, content: I, stats: I, ensureVectorIndex: B,
+    move: B, removePaths: B, removeUnder: B, listPaths: I, get: I, content: I, stats: I,
   },
   embeddings: { stale: B, countStale: I, countByModel: I, chunkSummary: I, source: B, replace: B, copy: B },
   queue: { loadAll: B, upsert: B, remove: B },
-  search: { candidates: I, keyword: I, semantic: I, describe: I, lexemes: I, facts: I, corrections: I, sealKeywords: B, unsealedKeywords: B, continueKeywords: B, pendingKeywords: B, compactKeywords: B, analyze: B },
+  search: { candidates: I, keyword: I, semantic: I, describe: I, lexemes: I, facts: I, corrections: I, sealKeywords: B, maintainVectors: B, unpackedVectors: B, unsealedKeywords: B, continueKeywords: B, pendingKeywords: B, compactKeywords: B, analyze: B },
 } as const satisfies { [R in RepositoryName]: Record<StoreMethod<R>, CallPriority> };
 
 /** The method names of a repository. */

@@ -1,7 +1,8 @@
 /**
  * src/indexing/upkeep.ts on a real database (PGlite, and PostgreSQL with TEST_DATABASE_URL): after a run, every
  * new document of the keyword index is sealed into blocks in slices, the blocks are compacted once due, and
- * statistics are refreshed one table at a time; searches answer the same before and after.
+ * statistics are refreshed one table at a time, the vector index's tail is packed into its lists; searches answer
+ * the same before and after.
  */
 import { expect } from 'chai';
 import { insertFiles } from '../../bench/lib/keyword-db.js';
@@ -12,6 +13,7 @@ import { parseSearchQuery } from '../../src/search/query-parser.js';
 import type { SqlDatabase } from '../../src/store/sql.js';
 import { createStore, type StoreApi } from '../../src/store/store.js';
 import { forEachEngine } from '../helpers/engines.js';
+import { indexedFileWrite } from '../helpers/store.js';
 import { openKeywordTestDb } from '../store/keyword/fixture.js';
 
 const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'jasper'];
@@ -48,6 +50,36 @@ forEachEngine('IndexUpkeep', (engine) => {
       expect(upkeep.state.sealed).to.equal(300);
       const after = await search();
       expect(after).to.deep.equal(before);
+    } finally {
+      await upkeep.close();
+    }
+  });
+
+  it("packs the vector index's tail into its lists in slices once past its threshold, and all of it at a run's end", async () => {
+    const vectorOf = (i: number): Float32Array => Float32Array.from({ length: 8 }, (_, d) => (d === i % 8 ? 1 : 0.01 * d));
+    const write = (i: number) => store.files.saveIndexed(indexedFileWrite(`/v/${i}.txt`, [vectorOf(i), vectorOf(i + 1)], { embeddingModel: 'm8' }));
+    for (let i = 0; i < 30; i++) await write(i);
+    const nearest = async () => (await store.search.semantic({ query: parseSearchQuery('x'), filters: {}, vector: vectorOf(3), model: 'm8', dimension: 8, limit: 10, listLimit: 1 })).map((h) => h.id);
+    const before = await nearest();
+    const upkeep = new IndexUpkeep({ store, logger: createLogger('silent'), sliceMs: 1, pauseMs: 1, checkEveryMs: 0, tailThreshold: 1, vectorTailThreshold: 100 });
+    try {
+      // 60 vectors, fewer than the threshold: a pass during a run leaves them to the searches' exact comparison.
+      upkeep.written(30, false);
+      await upkeep.idle();
+      expect(await store.search.unpackedVectors()).to.equal(60);
+      expect(upkeep.state.packedVectors).to.equal(0);
+      for (let i = 30; i < 60; i++) await write(i);
+      upkeep.written(30, false);
+      await upkeep.idle();
+      expect(await store.search.unpackedVectors(), 'past the threshold: packed').to.equal(0);
+      expect(upkeep.state.packedVectors).to.equal(120);
+      await write(60);
+      upkeep.written(1, true);
+      await upkeep.idle();
+      expect(await store.search.unpackedVectors(), "a run's end packs the rest").to.equal(0);
+      expect(upkeep.state.packedVectors).to.equal(122);
+      expect(await nearest()).to.include.members(before.slice(0, 3));
+      expect(upkeep.state.longestSliceMs).to.be.greaterThan(0);
     } finally {
       await upkeep.close();
     }

@@ -123,7 +123,7 @@ export function createEmbeddingsRepository(db: SqlDatabase): EmbeddingsRepositor
           [write.fileId, write.contentHash, write.embeddingModel, write.chunks.length],
         );
         if (rows.length === 0) return false;
-        await replaceChunks(tx, write.fileId, write);
+        await replaceChunks(tx, db.engine, write.fileId, write);
         return true;
       });
     },
@@ -139,7 +139,7 @@ export function createEmbeddingsRepository(db: SqlDatabase): EmbeddingsRepositor
           [fromId, toId, contentHash],
         );
         if (rows.length === 0) return false;
-        await copyChunks(tx, toId, fromId);
+        await copyChunks(tx, db.engine, toId, fromId);
         return true;
       });
     },

@@ -2,6 +2,7 @@ import { decodeInt8, decodeText, decodeTextArray, decodeTimestamptz } from '../b
 import { underPattern } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
+import { holdTail } from '../vectors/vector-lists.js';
 import { KEYWORD_SLICE_PIECES, KEYWORD_SLICED_FROM_CHARS, sliceKeywords } from '../keyword/slices.js';
 import type { ContentKeysPage, KnownCursor, KnownUnderPage, ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileContentPage, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
 
@@ -50,13 +51,6 @@ export interface FilesRepository {
   /** `length` characters of a file's extracted text from character `offset` (0-based); null for no such file. */
   content(id: number, offset: number, length: number): Promise<FileContentPage | null>;
   stats(): Promise<FileStats>;
-  /**
-   * Creates the HNSW index for vectors of this dimension if missing, before the first vector of it is written:
-   * from then on each insert keeps it up to date, so no long build ever holds the database (on PGlite, one build
-   * over a bulk run's vectors froze every search for minutes). Over rows already there, a server builds it
-   * CONCURRENTLY (searches and writes go on); PGlite builds it in one statement.
-   */
-  ensureVectorIndex(dimension: number): Promise<boolean>;
 }
 
 interface KnownRow {
@@ -247,8 +241,9 @@ async function upsertFacts(tx: SqlExecutor, file: Pick<IndexedFileWrite, 'facts'
  * Replaces file `toId`'s chunks with copies of file `fromId`'s (identical content: no need to embed again).
  * `replacing` false: `toId` is a row just inserted, with no chunks to delete.
  */
-export async function copyChunks(tx: SqlExecutor, toId: number, fromId: number, replacing = true): Promise<void> {
+export async function copyChunks(tx: SqlExecutor, engine: SqlDatabase['engine'], toId: number, fromId: number, replacing = true): Promise<void> {
   if (replacing) await tx.query('DELETE FROM chunks WHERE file_id = $1', [toId]);
+  await holdTail(tx, engine); // the copies are new chunks of the vector index's tail
   await tx.query(
     `INSERT INTO chunks (file_id, idx, start_char, end_char, model, dim, embedding)
      SELECT $1, idx, start_char, end_char, model, dim, embedding FROM chunks WHERE file_id = $2`,
@@ -285,10 +280,12 @@ export function packedVectors(vectors: readonly Float32Array[]): Uint8Array {
  * Replaces a file's chunks with `file.chunks`, each labelled with the model that made it and its dimension. One
  * prepared statement per slice of chunks: positions as integer arrays, the vectors packed into one binary vector
  * that subvector() cuts again, in order (every chunk of a model has its dimension). `replacing` false: the file's row
- * was just inserted, and has no chunks to delete.
+ * was just inserted, and has no chunks to delete. The chunks join the vector index's tail (vectors/vector-lists.ts):
+ * no index is written with them.
  */
 export async function replaceChunks(
   tx: SqlExecutor,
+  engine: SqlDatabase['engine'],
   fileId: number,
   file: Pick<IndexedFileWrite, 'embeddingModel' | 'chunks'>,
   replacing = true,
@@ -299,6 +296,7 @@ export async function replaceChunks(
   if (file.chunks.some((c) => c.embedding.length !== dimension)) throw new RangeError('chunks of one file differ in dimension');
   const perStatement = Math.floor(PACKED_FLOATS / dimension);
   if (perStatement < 1) throw new RangeError(`a ${dimension}-d vector exceeds pgvector's ${PACKED_FLOATS} dimensions`);
+  await holdTail(tx, engine);
   for (let start = 0; start < file.chunks.length; start += perStatement) {
     const slice = file.chunks.slice(start, start + perStatement);
     await tx.query(
@@ -309,20 +307,6 @@ export async function replaceChunks(
       { prepare: true },
     );
   }
-}
-
-/**
- * The HNSW graph's parameters for vectors of this dimension. Every chunk written costs one graph insert, and on
- * PGlite (one WASM thread) that insert was most of a file's store time: 1.65 ms per 100-d vector with pgvector's
- * defaults (m 16, ef_construction 64), two thirds of the store's 51 CPU ms per Debian document. With m 8 and
- * ef_construction 32 an insert costs 0.62 ms and the graph is 15 % smaller, for recall@10 0.971 instead of 0.983
- * at ef_search 100 (held-out chunk vectors of 1,059 Debian documents against an exact scan; searches ask for
- * ef_search >= 40 and usually well above 100, where the two converge: 0.985 / 0.990 at 200). Measured for the
- * built-in embedder's 100 dimensions only; larger models keep the defaults, where the model dwarfs the insert.
- * Indexes that exist keep the parameters they were built with.
- */
-export function hnswParameters(dimension: number): string {
-  return dimension <= 128 ? 'WITH (m = 8, ef_construction = 32) ' : '';
 }
 
 export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryOptions = {}): FilesRepository {
@@ -375,7 +359,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
           embedding_model: file.embeddingModel,
           chunk_count: file.chunks.length,
         });
-        await replaceChunks(tx, id, file, existed);
+        await replaceChunks(tx, db.engine, id, file, existed);
         return id;
       });
     },
@@ -477,7 +461,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
         if (!source) throw new Error(`saveCopy: no file with id ${sourceId}`);
         if (typeof source.content === 'string' && source.content.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces);
         const { id, existed } = await upsertFacts(tx, { facts, mtimeMs, jobId }, { ...source, status: 'indexed', error_code: null, error: null });
-        await copyChunks(tx, id, sourceId, existed);
+        await copyChunks(tx, db.engine, id, sourceId, existed);
         return id;
       });
     },
@@ -592,24 +576,5 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
       };
     },
 
-    async ensureVectorIndex(dimension) {
-      if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16000) throw new RangeError(`bad dimension ${dimension}`);
-      const name = `chunks_embedding_hnsw_${dimension}`;
-      const { rows } = await db.query<{ valid: boolean }>(
-        `SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1`,
-        [name],
-      );
-      if (rows[0]?.valid) return false;
-      // The dimension is an integer checked above: safe to inline (DDL takes no parameters).
-      const definition = `ON chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) ${hnswParameters(dimension)}WHERE dim = ${dimension}`;
-      if (db.engine === 'postgres') {
-        // A concurrent build that failed leaves an invalid index behind: replace it.
-        if (rows.length > 0) await db.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
-        await db.exec(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ${definition}`);
-      } else {
-        await db.exec(`CREATE INDEX IF NOT EXISTS ${name} ${definition}`);
-      }
-      return true;
-    },
   };
 }

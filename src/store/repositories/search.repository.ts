@@ -11,6 +11,7 @@ import type { ParsedQuery } from '../queries/parsed-query.js';
 import { SqlParams } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
+import { vectorListsOf, type VectorLists, type VectorUpkeep } from '../vectors/vector-lists.js';
 import { decodeText } from '../binary.js';
 import { FILE_SUMMARY_BYTES_COLUMNS, FILE_SUMMARY_BYTES_FIELDS, fileSummaryFromBytes, type FileSummary } from './files.repository.js';
 
@@ -83,6 +84,14 @@ export interface SearchRepository {
    * `budgetMs` the slice stops early, sealing fewer, once it has taken that long (keyword/maintenance.ts).
    */
   sealKeywords(maxDocs: number, budgetMs?: number): Promise<SealProgress>;
+  /**
+   * One step of the vector index's upkeep, in one short transaction (vectors/vector-lists.ts): a list past its
+   * bound split in two, or else up to `batch` chunks of the tail packed into their lists. `more` while there is
+   * work left; the caller repeats it, searches running between the calls. `ms`: the step's own time.
+   */
+  maintainVectors(batch?: number): Promise<VectorUpkeep & { ms: number }>;
+  /** Chunks written since the vector index's last pack, at most (numbers of rolled-back or deleted ones too). */
+  unpackedVectors(): Promise<number>;
   /** Documents of the keyword index not sealed into blocks yet. */
   unsealedKeywords(): Promise<number>;
   /**
@@ -130,32 +139,12 @@ const ANALYZED_TABLES = ['files', 'chunks', 'keyword_docs', 'keyword_tail', 'key
 /**
  * Statistics target of upkeep's ANALYZE per table (PostgreSQL's default is 100): see analyzeTable. `files` keeps
  * 30, for the estimates of the search filters' conditions (a folder's path prefix, dates, sizes: the index or the
- * whole table); the others are read by key (a lexeme, a file id, the vector graph) and take 10.
+ * whole table); the others are read by key (a lexeme, a file id, a chunk's sequence number) and take 10.
  */
 const ANALYZE_STATISTICS_TARGET: Record<(typeof ANALYZED_TABLES)[number], number> = {
   files: 30, chunks: 10, keyword_docs: 10, keyword_tail: 10, keyword_blocks: 10, keyword_dead: 10, file_segments: 10,
 };
 
-/**
- * Chunk candidates fetched per file asked for, at first: a file's several chunks compete for the top places.
- * The best `limit` distinct files of the first `limit × n` chunks are exactly the top files (each file's best
- * chunk ranks above its others), so the only risk of a small n is too few distinct files: then the scan is
- * repeated with n × 4, up to MAX_CHUNKS_PER_FILE. On SciFact 2 per file always gave enough (≥ 104 files of 200
- * chunks), at 2.3 ms where 4 per file took 5.4 ms.
- */
-const FIRST_CHUNKS_PER_FILE = 2;
-const MAX_CHUNKS_PER_FILE = 32;
-/**
- * The graph search's candidate list per chunk asked for (ef_search; 800 for a search's 50 files, pgvector's
- * limit 1,000 for more). The 100-d graph is built small for its inserts' sake (files.repository.ts,
- * hnswParameters), and at 2 per chunk its walk missed much of the exact answer once collections grew: against every
- * chunk compared, the top 50 files of SciFact's test queries were found at recall 0.859 on 100,000 synthetic files
- * (309,053 vectors) and 0.523 on the 49,379 files of a real /usr/share (330,636 vectors); at 8 per chunk 0.946 and
- * 0.784, for 7.7 against 3.5 ms and 5.9 against 2.8 ms a graph search (PGlite, one thread; `npm run
- * bench:vector-lists -- DIR --graph-only --ef 200,800`). On SciFact's 5k (limit 100: ef_search 1,000) the
- * semantic R@100 is 0.6944, against 0.6877 at 2 per chunk, 0.6786 at 1 and 0.6977 with pgvector's default graph.
- */
-const EF_SEARCH_PER_CHUNK = 8;
 /**
  * Text the snippet is cut from: the opening of a huge document, not all of it, crosses into JavaScript. left()
  * counts characters (slow in WASM: 2 ms for 50 abstracts), so text that is short in bytes is taken whole.
@@ -196,40 +185,49 @@ function semanticParams(search: SemanticSearch, listing: CandidateListing): { pa
 }
 
 /**
- * The best files by their best chunk, from the HNSW graph: a walk for the nearest chunks that pass the conditions.
+ * Chunks scored again exactly per file asked for: the best of the probed lists' entries by their packed vectors
+ * (vectors/vector-lists.ts), whose scores are off by at most ~0.004, so the exact best chunks are among them; a
+ * file's several chunks compete for places, and a filter or a deleted chunk takes some: when too few files come
+ * back, the search asks for 4 times as many, up to MAX_CANDIDATES_PER_FILE, then probes 4 times as many lists.
  */
-async function semanticByGraph(tx: SqlExecutor, search: SemanticSearch, listing: CandidateListing): Promise<SemanticHitRow[]> {
+const FIRST_CANDIDATES_PER_FILE = 4;
+const MAX_CANDIDATES_PER_FILE = 256;
+
+/**
+ * The best files by their best chunk, from the vector lists nearest the query and the tail of chunks not packed
+ * into lists yet: the lists' best entries and the whole tail scored again exactly from their chunk rows, those
+ * that pass the conditions kept, widening to more entries and more lists while too few files come back.
+ */
+async function semanticByLists(tx: SqlExecutor, vectors: VectorLists, search: SemanticSearch, listing: CandidateListing): Promise<SemanticHitRow[]> {
   const { dimension } = search;
   const { params, vector, model, conditions } = semanticParams(search, listing);
-  const chunksAt = params.values.length; // the chunk limit grows when too few files come back
-  const chunks = params.add(0, 'integer');
+  // Read before the lists: a pack that commits in between leaves its chunks in both (counted once), never in neither.
+  const packed = params.add(await vectors.packed(tx), 'bigint');
+  const seqsAt = params.values.length;
+  const seqs = params.add([] as number[], 'bigint[]');
   const files = params.add(search.limit, 'integer');
-  // The ORDER BY expression and `dim = N` match the partial HNSW index of this dimension (ensureVectorIndex),
-  // so the scan walks the graph; relaxed iterative scanning keeps going until enough rows pass the filters.
-  // The files row is joined only for filters: a lookup per chunk is a tenth of an unfiltered query's time.
+  // The files row is joined only for filters. The chunks are found by sequence number (the lists' candidates, then
+  // the tail past the watermark): two ranges of one index.
   const sql = `
-WITH s AS MATERIALIZED (
-  SELECT c.file_id, 1 - (c.embedding::vector(${dimension}) <=> ${vector}) AS score
-  FROM chunks c${conditions.length > 0 ? ' JOIN files f ON f.id = c.file_id' : ''}
-  WHERE c.dim = ${dimension} AND c.model = ${model}${conditions.length > 0 ? `\n    AND ${conditions.join('\n    AND ')}` : ''}
-  ORDER BY c.embedding::vector(${dimension}) <=> ${vector}
-  LIMIT ${chunks}
-)
-SELECT s.file_id AS id, max(s.score) AS score, (SELECT count(*) FROM s)::integer AS scanned
-FROM s
-GROUP BY s.file_id
+SELECT c.file_id AS id, max(1 - (c.embedding::vector(${dimension}) <=> ${vector})) AS score
+FROM chunks c${conditions.length > 0 ? ' JOIN files f ON f.id = c.file_id' : ''}
+WHERE (c.seq = ANY(${seqs}) OR c.seq > ${packed}) AND c.dim = ${dimension} AND c.model = ${model}${conditions.length > 0 ? `\n  AND ${conditions.join('\n  AND ')}` : ''}
+GROUP BY c.file_id
 ORDER BY score DESC, id
 LIMIT ${files}`;
-  for (let perFile = FIRST_CHUNKS_PER_FILE; ; perFile *= 4) {
-    const chunkLimit = search.limit * perFile;
-    params.values[chunksAt] = chunkLimit;
-    await tx.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, EF_SEARCH_PER_CHUNK * chunkLimit))}`);
-    const rows = (await tx.query<SemanticHitRow & { scanned: number }>(sql, params.values, { prepare: true })).rows;
-    // Enough files, or the scan ran out of chunks (fewer than asked for): more would find nothing new.
-    const scanned = rows[0]?.scanned ?? 0;
-    if (rows.length >= search.limit || scanned < chunkLimit || perFile * 4 > MAX_CHUNKS_PER_FILE) {
-      return rows.map(({ id, score }) => ({ id, score }));
-    }
+  let probes = 0;
+  for (let perFile = FIRST_CANDIDATES_PER_FILE; ; ) {
+    const keep = search.limit * perFile;
+    const found = await vectors.candidates(tx, search.model, dimension, search.vector, probes, keep);
+    probes ||= found.probes;
+    params.values[seqsAt] = found.seqs;
+    const rows = (await tx.query<SemanticHitRow>(sql, params.values, { prepare: true })).rows;
+    // Every entry of the probed lists was a candidate: more of them would find nothing new.
+    const exhausted = found.scored <= keep;
+    if (rows.length >= search.limit || (exhausted && found.everyList)) return rows;
+    if (!exhausted && perFile * 4 <= MAX_CANDIDATES_PER_FILE) perFile *= 4;
+    else if (!found.everyList) probes *= 4;
+    else return rows;
   }
 }
 
@@ -254,6 +252,7 @@ LIMIT ${files}`;
 }
 
 export function createSearchRepository(db: SqlDatabase): SearchRepository {
+  const vectors = vectorListsOf(db);
   return {
     candidates(query, filters) {
       return db.transaction((tx) => listCandidates(tx, query, filters));
@@ -268,6 +267,16 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       return sealKeywordIndex(db, maxDocs, budgetMs);
     },
 
+    async maintainVectors(batch) {
+      const started = performance.now();
+      const done = await vectors.maintain(db, batch);
+      return { ...done, ms: performance.now() - started };
+    },
+
+    unpackedVectors() {
+      return vectors.unpacked(db);
+    },
+
     async compactKeywords(slice, start, dueAfterDocs, budgetMs) {
       return compactKeywordIndex(db, slice, start, dueAfterDocs, budgetMs);
     },
@@ -277,11 +286,11 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16000) throw new RangeError(`bad dimension ${dimension}`);
       if (search.vector.length !== dimension) throw new RangeError('vector length does not match the dimension');
       return db.transaction(async (tx) => {
-        await tx.exec('SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL jit = off');
+        await tx.exec('SET LOCAL jit = off');
         // The files of a rare phrase or a narrow filter (keyword/candidates.ts) are scored chunk by chunk, exactly:
-        // walking the graph for the few chunks that pass ran to the scan's limit.
+        // probing lists for the few chunks that pass would widen to every list.
         const listing = search.listing ?? (await listCandidates(tx, search.query, search.filters, { limit: search.listLimit }));
-        return listing.files === null ? semanticByGraph(tx, search, listing) : semanticWithin(tx, search, listing.files, listing);
+        return listing.files === null ? semanticByLists(tx, vectors, search, listing) : semanticWithin(tx, search, listing.files, listing);
       });
     },
 

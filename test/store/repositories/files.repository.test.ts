@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import { createFilesRepository } from '../../../src/store/repositories/files.repository.js';
 import { readKnownUnder } from '../../../src/store/repositories/known-under.js';
-import type { IndexedFileWrite } from '../../../src/store/repositories/files.types.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
-import { parseSearchQuery } from '../../../src/search/query-parser.js';
 import type { StoreApi } from '../../../src/store/store.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { indexedFileWrite, openTestStore, type TestStore } from '../../helpers/store.js';
@@ -20,10 +18,6 @@ function vector(dim: number, i: number): Float32Array {
   v[1] = Math.sin(angle);
   v[2 + (i % (dim - 2))] = 0.05;
   return v;
-}
-
-function fileWrite(path: string, dim: number, hot: number): IndexedFileWrite {
-  return indexedFileWrite(path, [vector(dim, hot)], { embeddingModel: `model-${dim}` });
 }
 
 forEachEngine('files repository', (engine) => {
@@ -88,27 +82,6 @@ forEachEngine('files repository', (engine) => {
     expect(await all(3).then((r) => ({ keys: sorted(r.keys), calls: r.calls }))).to.deep.equal({ keys: want, calls: 3 });
     expect(await all(8).then((r) => ({ keys: sorted(r.keys), calls: r.calls }))).to.deep.equal({ keys: want, calls: 2 });
     expect((await all(3, 4)).keys).to.have.length(8);
-  });
-
-  describe('the vector index', () => {
-    const options = async (dim: number): Promise<string[] | null> =>
-      (await db.query<{ o: string[] | null }>(`SELECT c.reloptions AS o FROM pg_class c WHERE c.relname = $1`, [`chunks_embedding_hnsw_${dim}`])).rows[0]?.o ?? null;
-
-    it('builds a small graph (m 8, ef_construction 32) for the built-in embedder\'s 100 dimensions, defaults above 128', async () => {
-      expect(await store.files.ensureVectorIndex(100)).to.equal(true);
-      expect(await store.files.ensureVectorIndex(384)).to.equal(true);
-      expect(await options(100)).to.deep.equal(['m=8', 'ef_construction=32']);
-      expect(await options(384)).to.equal(null);
-      expect(await store.files.ensureVectorIndex(100), 'an existing index is kept').to.equal(false);
-    });
-
-    it('finds the nearest file through the index written file by file', async () => {
-      await store.files.ensureVectorIndex(100);
-      for (let i = 0; i < 100; i++) await store.files.saveIndexed(fileWrite(`/d/f${i}.txt`, 100, i));
-      const want = await db.query<{ id: number }>(`SELECT id FROM files WHERE path = '/d/f42.txt'`);
-      const hits = await store.search.semantic({ query: parseSearchQuery('anything'), filters: {}, vector: vector(100, 42), model: 'model-100', dimension: 100, limit: 3 });
-      expect(hits[0]?.id).to.equal(want.rows[0]!.id);
-    });
   });
 
   describe('chunk rows', () => {

@@ -14,8 +14,8 @@
  * Hand-written because this is the index layout (the brief's "our core"): what a vector costs to add and a search
  * to read is decided here, next to the keyword index's blocks.
  *
- * Kept beside bench:vector-lists, which measures it, until the store grows such lists (then src/store/vectors/):
- * docs/benchmarks/corpus.md, stop 56.
+ * Measured by bench:vector-lists (docs/benchmarks/corpus.md, stop 56); the store keeps the tree in vector_nodes
+ * and the lists' sums in vector_sums (sql/0021, vector-lists.ts).
  */
 
 const dot = (a: Float32Array, at: number, q: Float32Array, qAt: number, dim: number): number => {
@@ -40,6 +40,14 @@ export function normalizeAt(v: Float32Array, at: number, dim: number): void {
  * level (tens of dot products where comparing every centroid costs thousands: 0.2 ms a vector at 2,300 lists);
  * a search compares the query with every list's centroid (once a query) for the nearest `probes`.
  */
+/** A node of the tree as stored: its parent (-1: the root), its first child (-1: a leaf), its list (-1: inner). */
+export interface TreeNode {
+  node: number;
+  parent: number;
+  child: number;
+  list: number;
+}
+
 export class ListTree {
   /** Sums of the vectors under each node, `dim` floats a node; `units` the same made unit length. */
   private sums: Float32Array;
@@ -71,6 +79,48 @@ export class ListTree {
   centroid(list: number): Float32Array {
     const node = this.leaf(list);
     return this.units.subarray(node * this.dim, (node + 1) * this.dim);
+  }
+
+  /**
+   * A tree as stored: its nodes in order (numbered 0, 1, ... as they were made) and each list's sum (a list
+   * without one starts from zero). An inner node's sum is its leaves' sums, added up here.
+   */
+  static restore(dim: number, nodes: readonly TreeNode[], sums: ReadonlyMap<number, Float32Array>): ListTree {
+    const tree = new ListTree(dim, Math.max(1, nodes.length));
+    for (const [i, n] of nodes.entries()) {
+      if (n.node !== i || n.parent >= i || (n.child >= 0 && n.child <= i) || (n.child < 0) !== (n.list >= 0)) {
+        throw new Error(`ListTree.restore: node ${i} of ${nodes.length} is not a tree's (${JSON.stringify(n)})`);
+      }
+      const sum = n.list >= 0 ? sums.get(n.list) : undefined;
+      const node = tree.node(n.parent, sum ?? new Float32Array(dim));
+      tree.child[node] = n.child;
+      tree.listOf[node] = n.list;
+      if (n.list >= 0) tree.leafOf[n.list] = node;
+    }
+    if (tree.leafOf.length !== nodes.filter((n) => n.list >= 0).length || tree.leafOf.some((node) => node === undefined)) {
+      throw new Error('ListTree.restore: the lists are not numbered 0, 1, ... without gaps');
+    }
+    // Children come after their parent: from the last node back, each adds its (complete) sum to its parent's.
+    for (let node = tree.nodes - 1; node > 0; node--) {
+      const parent = tree.parent[node]!;
+      for (let d = 0; d < dim; d++) tree.sums[parent * dim + d]! += tree.sums[node * dim + d]!;
+    }
+    for (let node = 0; node < tree.nodes; node++) {
+      tree.units.set(tree.sums.subarray(node * dim, (node + 1) * dim), node * dim);
+      normalizeAt(tree.units, node * dim, dim);
+    }
+    return tree;
+  }
+
+  /** The tree's nodes as stored (restore's input). */
+  shape(): TreeNode[] {
+    return Array.from({ length: this.nodes }, (_, node) => ({ node, parent: this.parent[node]!, child: this.child[node]!, list: this.listOf[node]! }));
+  }
+
+  /** A copy of a list's sum of vectors. */
+  sum(list: number): Float32Array {
+    const node = this.leaf(list);
+    return this.sums.slice(node * this.dim, (node + 1) * this.dim);
   }
 
   /** The first list, holding `vector` (the tree must be empty); answers 0. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { packedStride, packVectors, scorePacked } from '../../../bench/lib/vectors/layout.js';
-import { growLists, ListTree, normalizeAt, splitInTwo } from '../../../bench/lib/vectors/lists.js';
+import { packedStride, packVectors, scorePacked } from '../../../src/store/vectors/layout.js';
+import { growLists, ListTree, normalizeAt, splitInTwo } from '../../../src/store/vectors/lists.js';
 import { seededRandom as random } from '../../../scripts/lib/seeded-random.js';
 
 function unitVectors(n: number, dim: number, next: () => number, around?: Float32Array, spread = 1): Float32Array {
@@ -18,7 +18,7 @@ const dotRow = (a: Float32Array, r: number, q: Float32Array): number => {
   return s;
 };
 
-describe('bench/lib/vectors layout: packed int8 vectors', () => {
+describe('store/vectors layout: packed int8 vectors', () => {
   it('scores every packed vector within the quantisation bound of its float dot product', () => {
     const dim = 100;
     const next = random(1);
@@ -60,7 +60,7 @@ describe('bench/lib/vectors layout: packed int8 vectors', () => {
   });
 });
 
-describe('bench/lib/vectors lists: splitInTwo', () => {
+describe('store/vectors lists: splitInTwo', () => {
   it('separates two clusters exactly', () => {
     const dim = 16;
     const next = random(4);
@@ -96,7 +96,7 @@ describe('bench/lib/vectors lists: splitInTwo', () => {
   });
 });
 
-describe('bench/lib/vectors lists: ListTree and growLists', () => {
+describe('store/vectors lists: ListTree and growLists', () => {
   const grow = (vectors: Float32Array, dim: number, maxSize: number): ReturnType<typeof growLists> => growLists(vectors, dim, maxSize, 4);
 
   it('grows lists within their bound that hold every vector once, and centroids that are their sums made unit', () => {

@@ -8,7 +8,7 @@
  * query is off by at most ~sqrt(dim) · scale / 2 (0.004 at 100 dimensions). The lists only choose candidates;
  * their scores are computed again from the stored float vectors before anything is ranked.
  *
- * Kept beside bench:vector-lists, which measures it, until the store writes such blocks (then src/store/vectors/).
+ * The store's vector lists write their blocks so (vector-lists.ts); bench:vector-lists measures it.
  */
 
 /** Bytes of one packed vector of `dim` components: its scale, then a byte a component. */

@@ -5,7 +5,12 @@ import type { StoreApi } from '../../../src/store/store.js';
 import { replaceChunks } from '../../../src/store/repositories/files.repository.js';
 import { blockEntries, vectorListsOf } from '../../../src/store/vectors/vector-lists.js';
 import { seededRandom } from '../../../scripts/lib/seeded-random.js';
-import { forEachEngine } from '../../helpers/engines.js';
+import { openPglite } from '../../../src/store/engines/pglite.js';
+import { openPostgres } from '../../../src/store/engines/postgres.js';
+import { loadMigrations, migrate } from '../../../src/store/migrate.js';
+import { migrationsDir } from '../../../src/paths.js';
+import { createStore } from '../../../src/store/store.js';
+import { createScratchDatabase, forEachEngine, type ScratchDatabase } from '../../helpers/engines.js';
 import { indexedFileWrite, openTestStore, type TestStore } from '../../helpers/store.js';
 
 const DIM = 16;
@@ -180,4 +185,40 @@ forEachEngine('vector lists in the store', (engine) => {
       expect((await sizes()).reduce((a, b) => a + b, 0), 'the late chunk packed too').to.equal(21);
     });
   }
+
+  it('takes an index written before the lists over: its graph dropped, its chunks a tail that the upkeep packs', async () => {
+    let scratch: ScratchDatabase | undefined;
+    let old: SqlDatabase;
+    if (engine === 'postgres') {
+      scratch = await createScratchDatabase();
+      old = await openPostgres(scratch.url);
+    } else {
+      old = await openPglite(null, { template: false });
+    }
+    try {
+      const migrations = await loadMigrations(migrationsDir);
+      const before = migrations.findIndex((m) => m.name === 'vector_lists');
+      expect(before).to.be.greaterThan(0);
+      await migrate(old, migrations.slice(0, before));
+      const oldStore = createStore(old);
+      for (let i = 0; i < 30; i++) await oldStore.files.saveIndexed(write(i));
+      // The graph the service built before sql/0021 (files.repository's ensureVectorIndex then).
+      await old.exec(`CREATE INDEX chunks_embedding_hnsw_${DIM} ON chunks USING hnsw ((embedding::vector(${DIM})) vector_cosine_ops) WHERE dim = ${DIM}`);
+      await migrate(old, migrations);
+      const graphs = await old.query(`SELECT 1 FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_embedding_hnsw_%'`);
+      expect(graphs.rows, 'the graph dropped').to.have.length(0);
+      const store = createStore(old);
+      expect(await store.search.unpackedVectors(), 'every old chunk in the tail').to.equal(30);
+      const nearest = async () =>
+        (await store.search.semantic({ query: parseSearchQuery('anything'), filters: {}, vector: vectorOf(4), model: MODEL, dimension: DIM, limit: 5, listLimit: 1 })).map((h) => h.id);
+      const fromTail = await nearest();
+      expect(fromTail).to.have.length(5);
+      while ((await store.search.maintainVectors(8)).more);
+      expect(await store.search.unpackedVectors()).to.equal(0);
+      expect(await nearest(), 'the same answer from the lists').to.deep.equal(fromTail);
+    } finally {
+      await old.close();
+      await scratch?.drop();
+    }
+  });
 });

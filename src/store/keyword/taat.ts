@@ -18,7 +18,8 @@
  */
 import { view } from '../binary.js';
 import { contribution, POSTING_BYTES, recordLength, recordTf, type Fields } from './layout.js';
-import { LargestK, type TopKResult, type TopKStats } from './top-k.js';
+import { LargestK } from '../largest-k.js';
+import type { TopKResult, TopKStats } from './top-k.js';
 
 /** Documents sent to admit() first, per result asked: most filters let most of the best through. */
 const FIRST_ADMIT_PER_RESULT = 4;

@@ -18,6 +18,7 @@
  * them in, so it is always the same double; bounds are compared with a small relative margin, so rounding in a
  * bound never drops a document that ties the k-th score.
  */
+import { LargestK } from '../largest-k.js';
 import type { ScoredPostings } from './layout.js';
 
 /** A block as the evaluator sees it: its doc range (the first document names it) and the bound of any contribution. */
@@ -73,57 +74,6 @@ const SEED_POSTINGS_PER_RESULT = 4;
 
 function below(bound: number, threshold: number): boolean {
   return bound < threshold - MARGIN * Math.max(1, threshold);
-}
-
-/**
- * The k largest values pushed so far, in a binary min-heap: the k-th largest in O(1), a push in O(log k). Replaces
- * sorting every score at every round (the evaluator's cost at 100k files was mostly that and per-document objects).
- */
-export class LargestK {
-  readonly #heap: Float64Array;
-  #size = 0;
-  constructor(readonly k: number) {
-    this.#heap = new Float64Array(k);
-  }
-
-  push(x: number): void {
-    const h = this.#heap;
-    if (this.#size < this.k) {
-      let i = this.#size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (h[parent]! <= x) break;
-        h[i] = h[parent]!;
-        i = parent;
-      }
-      h[i] = x;
-    } else if (x > h[0]!) {
-      const n = this.#size;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const r = l + 1;
-        const child = r < n && h[r]! < h[l]! ? r : l;
-        if (h[child]! >= x) break;
-        h[i] = h[child]!;
-        i = child;
-      }
-      h[i] = x;
-    }
-  }
-
-  /** The k-th largest value pushed, or 0 while fewer than k were. */
-  get kth(): number {
-    return this.#size >= this.k ? this.#heap[0]! : 0;
-  }
-
-  copy(): LargestK {
-    const c = new LargestK(this.k);
-    c.#heap.set(this.#heap);
-    c.#size = this.#size;
-    return c;
-  }
 }
 
 /** One bit per document ordinal: documents are dense small integers, so a bitset beats a Set by far. */

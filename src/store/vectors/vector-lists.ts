@@ -14,6 +14,7 @@
  * Hand-written: the index layout is ours (docs/benchmarks/corpus.md, stops 56-57, for the measurements behind it):
  * on PGlite's one thread an HNSW insert cost ~0.45 ms a 100-d vector, a list's ~0.06 ms of JavaScript in the upkeep.
  */
+import { LargestK } from '../largest-k.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
 import { packedStride, packVectors, scorePacked } from './layout.js';
 import { ListTree, normalizeAt, splitInTwo, type TreeNode } from './lists.js';
@@ -170,7 +171,7 @@ export class VectorLists {
     const unit = Float32Array.from(query);
     normalizeAt(unit, 0, dim);
     const probed = lists.tree.nearestLists(unit, probes > 0 ? probes : this.firstProbesOf(count));
-    const top = new TopK(keep);
+    const top = new LargestK(keep);
     let scored = 0;
     let scores = new Float32Array(blockEntries(dim));
     await tx.readBytes(
@@ -183,7 +184,7 @@ export class VectorLists {
           if (scores.length < n) scores = new Float32Array(n);
           scorePacked(vecBytes, dim, unit, scores);
           const seqs = new DataView(seqBytes!.buffer, seqBytes!.byteOffset, seqBytes!.byteLength);
-          for (let i = 0; i < n; i++) top.offer(scores[i]!, seqs.getFloat64(i * 8, true));
+          for (let i = 0; i < n; i++) top.push(scores[i]!, seqs.getFloat64(i * 8, true));
           scored += n;
         }
       },
@@ -420,50 +421,6 @@ export class VectorLists {
     }
     lists.sizes[list] = applied.sizes[0];
     return applied.written;
-  }
-}
-
-/** Keeps the `k` best (score, value) pairs offered: a min-heap on score (ties: the earlier offer stays). */
-class TopK {
-  readonly #scores: Float64Array;
-  readonly #values: Float64Array;
-  #n = 0;
-  constructor(readonly k: number) {
-    this.#scores = new Float64Array(Math.max(0, k));
-    this.#values = new Float64Array(Math.max(0, k));
-  }
-  offer(score: number, value: number): void {
-    const s = this.#scores;
-    const v = this.#values;
-    if (this.#n < this.k) {
-      let i = this.#n++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (s[p]! <= score) break;
-        s[i] = s[p]!;
-        v[i] = v[p]!;
-        i = p;
-      }
-      s[i] = score;
-      v[i] = value;
-      return;
-    }
-    if (this.k === 0 || score <= s[0]!) return;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= this.#n) break;
-      const c = l + 1 < this.#n && s[l + 1]! < s[l]! ? l + 1 : l;
-      if (s[c]! >= score) break;
-      s[i] = s[c]!;
-      v[i] = v[c]!;
-      i = c;
-    }
-    s[i] = score;
-    v[i] = value;
-  }
-  values(): number[] {
-    return Array.from(this.#values.subarray(0, this.#n));
   }
 }
 

@@ -86,7 +86,8 @@ export interface SearchRepository {
   sealKeywords(maxDocs: number, budgetMs?: number): Promise<SealProgress>;
   /**
    * One step of the vector index's upkeep, in one short transaction (vectors/vector-lists.ts): a list past its
-   * bound split in two, or else up to `batch` chunks of the tail packed into their lists. `more` while there is
+   * bound split in two, or else up to `batch` chunks of the tail packed into their lists (and, once the tail is
+   * packed, the lists of a model no file uses any more deleted). `more` while there is
    * work left; the caller repeats it, searches running between the calls. `ms`: the step's own time.
    */
   maintainVectors(batch?: number): Promise<VectorUpkeep & { ms: number }>;

@@ -3,10 +3,11 @@
  * vectors packed into blocks of a byte a component (layout.ts). A write only inserts its chunk rows: the chunks past
  * the packed watermark are the tail, which a search compares exactly. The upkeep packs the tail into the lists
  * (maintain): each vector joins the list found down the tree of past splits and is appended to that list's last
- * block; a list past its bound is split in two (its blocks rewritten, the entries of deleted chunks dropped). A
- * search compares the query with the lists' centroids, scores the probed lists' packed vectors in JavaScript, and
- * answers the best chunks' sequence numbers: their exact scores, and whether they still exist and pass the
- * filters, are the chunk rows' (search.repository.ts).
+ * block; a list past its bound is split in two (its blocks rewritten, the entries of deleted chunks dropped); the
+ * lists of a model no file is embedded by any more are deleted at the end of a pass. A search compares the query
+ * with the lists' centroids, scores the probed lists' packed vectors in JavaScript, and answers the best chunks'
+ * sequence numbers: their exact scores, and whether they still exist and pass the filters, are the chunk rows'
+ * (search.repository.ts).
  *
  * The tree lives in the store's memory, read once from vector_nodes and vector_sums, and changes only in the
  * upkeep's transactions; a failed one drops it, to be read again as committed.
@@ -204,6 +205,7 @@ export class VectorLists {
     }
     const packed = await this.#pack(db, batch);
     const more = packed >= batch || (await this.#overfull()) !== null;
+    if (!more) this.#rewritten += await this.#dropUnused(db);
     if (db.engine === 'pglite' && ((!more && this.#rewritten > 0) || this.#rewritten >= VACUUM_AFTER_BYTES)) {
       // A pack rewrites lists' last blocks and a split whole lists: dead rows PGlite never vacuums by itself (no
       // autovacuum). Vacuumed once a pass is done (or a long one has written this much), their space is reused by
@@ -212,6 +214,33 @@ export class VectorLists {
       this.#rewritten = 0;
     }
     return { packed, split: 0, more };
+  }
+
+  /**
+   * Deletes the lists of every model no indexed file is embedded by any more (the model was changed and every file
+   * embedded again): their blocks would otherwise stay on disk for good. A file written by such a model meanwhile
+   * is in the tail, and its model's next pack starts a new tree. Answers the bytes of blocks deleted.
+   */
+  async #dropUnused(db: SqlDatabase): Promise<number> {
+    // One root a model; a model's files found through files_embedding_model_idx (sql/0011).
+    const { rows } = await db.query<{ model: string; dim: number; bytes: string | number }>(
+      `SELECT n.model, n.dim::integer AS dim,
+              (SELECT coalesce(sum(octet_length(b.seqs) + octet_length(b.vecs)), 0) FROM vector_blocks b
+                WHERE b.model = n.model AND b.dim = n.dim) AS bytes
+       FROM vector_nodes n
+       WHERE n.node = 0 AND NOT EXISTS (SELECT 1 FROM files f WHERE f.status = 'indexed' AND f.embedding_model = n.model)`,
+    );
+    let dropped = 0;
+    for (const { model, dim, bytes } of rows) {
+      await db.transaction(async (tx) => {
+        for (const table of ['vector_blocks', 'vector_sums', 'vector_nodes']) {
+          await tx.query(`DELETE FROM ${table} WHERE model = $1 AND dim = $2`, [model, dim]);
+        }
+      });
+      this.#lists.delete(key(model, dim));
+      dropped += Math.max(1, Number(bytes));
+    }
+    return dropped;
   }
 
   /** A list past its bound, of the models read so far; null when there is none. */

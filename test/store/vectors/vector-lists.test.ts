@@ -186,6 +186,31 @@ forEachEngine('vector lists in the store', (engine) => {
     });
   }
 
+  it("deletes a model's lists once no file is embedded by it any more, and grows the new model's", async () => {
+    for (let i = 0; i < 40; i++) await store.files.saveIndexed(write(i));
+    await upkeep();
+    const other = 'model-other';
+    const rows = async (model: string) => count('SELECT count(*)::integer AS n FROM vector_nodes WHERE model = $1', [model]);
+    expect(await rows(MODEL)).to.be.greaterThan(0);
+    // Half the files embedded again by another model: both models' lists kept.
+    for (let i = 0; i < 20; i++) await store.files.saveIndexed(indexedFileWrite(`/d/f${i}.txt`, [vectorOf(i)], { embeddingModel: other }));
+    await upkeep();
+    expect(await rows(MODEL)).to.be.greaterThan(0);
+    expect(await rows(other)).to.be.greaterThan(0);
+    for (let i = 20; i < 40; i++) await store.files.saveIndexed(indexedFileWrite(`/d/f${i}.txt`, [vectorOf(i)], { embeddingModel: other }));
+    await upkeep();
+    expect(await rows(MODEL), 'the old model\'s tree gone').to.equal(0);
+    expect(await count('SELECT count(*)::integer AS n FROM vector_blocks WHERE model = $1', [MODEL])).to.equal(0);
+    expect(await count('SELECT count(*)::integer AS n FROM vector_sums WHERE model = $1', [MODEL])).to.equal(0);
+    const hits = await store.search.semantic({ query: parseSearchQuery('anything'), filters: {}, vector: vectorOf(7), model: other, dimension: DIM, limit: 3, listLimit: 1 });
+    expect(hits[0]?.id).to.equal(await idOf('/d/f7.txt'));
+    // A file of the old model again: a new tree for it.
+    await store.files.saveIndexed(write(99));
+    await upkeep();
+    expect(await rows(MODEL)).to.equal(1);
+    expect((await search(99))[0]?.id).to.equal(await idOf('/d/f99.txt'));
+  });
+
   it('takes an index written before the lists over: its graph dropped, its chunks a tail that the upkeep packs', async () => {
     let scratch: ScratchDatabase | undefined;
     let old: SqlDatabase;

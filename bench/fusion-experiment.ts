@@ -5,7 +5,7 @@
  *   npm run bench:fusion -- [--data-dir DIR] [--lists FILE]        (FILESIFT_MODEL_DIR: that transformer model)
  *
  * Indexes SciFact through the real service (or re-uses --data-dir), then asks its store for each query's keyword
- * candidates (BM25, top 300) and semantic candidates (best-chunk cosine through the HNSW index, top 300): the
+ * candidates (BM25, top 300) and semantic candidates (best-chunk cosine through the vector index, top 300): the
  * very lists a hybrid search fuses, with their raw scores. --lists keeps them in a JSON file (a re-run reads it and
  * skips the service). Offline, it then replays a hybrid search as the service runs it (top N of each side, their
  * scores filled in for each other's candidates) for every profile of a grid:

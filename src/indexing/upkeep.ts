@@ -227,10 +227,7 @@ export class IndexUpkeep {
       this.#state.vectorSplits += split;
       this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
       // A full slice measures the rate (a split's step packs nothing and says nothing of it).
-      if (packed === slice && ms > 0) {
-        const next = Math.round((packed * (this.#deps.sliceMs ?? 150)) / ms);
-        this.#vectorSlice = Math.min(VECTOR_SLICE.max, Math.max(VECTOR_SLICE.min, Math.min(next, slice * 2)));
-      }
+      if (packed === slice && ms > 0) this.#vectorSlice = nextSlice(packed, slice, ms, this.#deps.sliceMs ?? 150, VECTOR_SLICE);
       if (!more) return;
       await pause(this.#deps.pauseMs ?? 25);
     }
@@ -255,13 +252,9 @@ export class IndexUpkeep {
         this.#deps.logger.info(total, 'keyword index compacted');
         return true;
       }
-      const sized = (read: number, now: number, { min, max }: { min: number; max: number }): number => {
-        const next = ms > 0 ? Math.round((read * target) / ms) : now * 2;
-        return Math.min(max, Math.max(min, Math.min(next, now * 2)));
-      };
       this.#compactSlice = {
-        blocks: sized(progress.blocksRead, this.#compactSlice.blocks, COMPACT_SLICE.blocks),
-        postings: sized(progress.postingsRead, this.#compactSlice.postings, COMPACT_SLICE.postings),
+        blocks: nextSlice(progress.blocksRead, this.#compactSlice.blocks, ms, target, COMPACT_SLICE.blocks),
+        postings: nextSlice(progress.postingsRead, this.#compactSlice.postings, ms, target, COMPACT_SLICE.postings),
       };
       await pause(this.#deps.pauseMs ?? 25);
     }
@@ -272,10 +265,17 @@ export class IndexUpkeep {
   #adapt(sealed: number, remaining: number, ms: number): void {
     // A short last slice says nothing of the rate; one the clock stopped early does (it ran slow).
     if (sealed === 0 || (sealed < this.#slice && remaining === 0)) return;
-    const target = this.#deps.sliceMs ?? 150;
-    const next = ms > 0 ? Math.round((sealed * target) / ms) : this.#slice * 2;
-    this.#slice = Math.min(MAX_SLICE, Math.max(MIN_SLICE, Math.min(next, this.#slice * 2)));
+    this.#slice = nextSlice(sealed, this.#slice, ms, this.#deps.sliceMs ?? 150, { min: MIN_SLICE, max: MAX_SLICE });
   }
+}
+
+/**
+ * The next slice of any upkeep step: `done` units took `ms`, so about `target` ms' worth of them (twice `now` when
+ * the clock read 0), at most twice `now` (one fast slice proves little), within `bounds`.
+ */
+function nextSlice(done: number, now: number, ms: number, target: number, bounds: { min: number; max: number }): number {
+  const next = ms > 0 ? Math.round((done * target) / ms) : now * 2;
+  return Math.min(bounds.max, Math.max(bounds.min, Math.min(next, now * 2)));
 }
 
 function pause(ms: number): Promise<void> {

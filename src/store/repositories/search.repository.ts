@@ -216,18 +216,16 @@ WHERE (c.seq = ANY(${seqs}) OR c.seq > ${packed}) AND c.dim = ${dimension} AND c
 GROUP BY c.file_id
 ORDER BY score DESC, id
 LIMIT ${files}`;
-  let probes = 0;
+  let found = await vectors.candidates(tx, search.model, dimension, search.vector, 0);
   for (let perFile = FIRST_CANDIDATES_PER_FILE; ; ) {
     const keep = search.limit * perFile;
-    const found = await vectors.candidates(tx, search.model, dimension, search.vector, probes, keep);
-    probes ||= found.probes;
-    params.values[seqsAt] = found.seqs;
+    params.values[seqsAt] = found.best(keep);
     const rows = (await tx.query<SemanticHitRow>(sql, params.values, { prepare: true })).rows;
     // Every entry of the probed lists was a candidate: more of them would find nothing new.
     const exhausted = found.scored <= keep;
     if (rows.length >= search.limit || (exhausted && found.everyList)) return rows;
     if (!exhausted && perFile * 4 <= MAX_CANDIDATES_PER_FILE) perFile *= 4;
-    else if (!found.everyList) probes *= 4;
+    else if (!found.everyList) found = await vectors.candidates(tx, search.model, dimension, search.vector, found.probes * 4);
     else return rows;
   }
 }

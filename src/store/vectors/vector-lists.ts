@@ -39,6 +39,8 @@ const ASSIGN_BEAM = 8;
 const BLOCK_BYTES = 7000;
 /** Serialises a pack against the writes of chunks on PostgreSQL (an arbitrary constant key; see holdTail). */
 const TAIL_LOCK_KEY = 7_100_310_422;
+/** The last sequence number a chunk was given (0 before the first): the tail's upper end. */
+const LAST_SEQ = '(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM chunks_seq)';
 /** Bytes of blocks rewritten after which a long upkeep pass vacuums on PGlite (see maintain). */
 const VACUUM_AFTER_BYTES = 8 * 1024 * 1024;
 
@@ -68,16 +70,19 @@ export interface VectorUpkeep {
   more: boolean;
 }
 
-/** The best chunks a search's probed lists hold, by their packed vectors' scores. */
+/** The entries of a search's probed lists, each scored by its packed vector. */
 export interface ListCandidates {
-  /** Sequence numbers of the best `keep` entries (some may be of chunks deleted since). */
-  seqs: number[];
   /** Entries scored. */
   scored: number;
   /** Lists probed. */
   probes: number;
   /** Whether every list was probed. */
   everyList: boolean;
+  /**
+   * Sequence numbers of the best `keep` entries (some may be of chunks deleted since): a search that asks for more
+   * of the same lists takes them from the scores at hand instead of reading the blocks again.
+   */
+  best(keep: number): number[];
 }
 
 const key = (model: string, dim: number): string => `${dim}\u0000${model}`;
@@ -121,6 +126,32 @@ class RowBytes {
   }
 }
 
+/** Block rows to write in one statement (writeBlocks): lists' entries cut into blocks of blockEntries(dim). */
+class BlockRows {
+  readonly lists: number[] = [];
+  readonly blocks: number[] = [];
+  readonly seqs = new RowBytes();
+  readonly vecs = new RowBytes();
+  constructor(readonly dim: number) {}
+
+  /** A list's entries (sequence numbers as float64 bytes, vectors packed) as its blocks from block `first` on. */
+  add(list: number, first: number, seqBytes: Uint8Array, vecBytes: Uint8Array): void {
+    const perBlock = blockEntries(this.dim);
+    const stride = packedStride(this.dim);
+    const entries = seqBytes.length / 8;
+    for (let at = 0, block = first; at < entries; at += perBlock, block++) {
+      const end = Math.min(entries, at + perBlock);
+      this.lists.push(list);
+      this.blocks.push(block);
+      this.seqs.add(seqBytes.subarray(at * 8, end * 8));
+      this.vecs.add(vecBytes.subarray(at * stride, end * stride));
+    }
+  }
+}
+
+/** Sequence numbers as a block stores them. */
+const seqBytesOf = (seqs: readonly number[]): Uint8Array => new Uint8Array(new Float64Array(seqs).buffer);
+
 /**
  * On PostgreSQL, a write of chunk rows holds this until it commits, and a pack takes it exclusively: so a pack sees
  * every sequence number handed out before it as committed or rolled back, and never moves its watermark past a
@@ -156,25 +187,26 @@ export class VectorLists {
   /** Chunks written past the watermark, as far as the sequence says (deleted ones and rolled-back numbers too). */
   async unpacked(db: SqlExecutor): Promise<number> {
     const { rows } = await db.query<{ n: string | number }>(
-      'SELECT greatest(0, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM chunks_seq) - packed) AS n FROM vector_tail',
+      `SELECT greatest(0, ${LAST_SEQ} - packed) AS n FROM vector_tail`,
     );
     return Number(rows[0]?.n ?? 0);
   }
 
   /**
-   * The best `keep` entries of the `probes` lists nearest `query` (unit length or not; 0 probes: firstProbesOf the
-   * lists), scored by their packed vectors; none before the model's first pack.
+   * The entries of the `probes` lists nearest `query` (unit length or not; 0 probes: firstProbesOf the lists), each
+   * scored by its packed vector; none before the model's first pack.
    */
-  async candidates(tx: SqlExecutor, model: string, dim: number, query: Float32Array, probes: number, keep: number): Promise<ListCandidates> {
+  async candidates(tx: SqlExecutor, model: string, dim: number, query: Float32Array, probes: number): Promise<ListCandidates> {
     const lists = await this.#read(tx, model, dim);
     const count = lists.tree.count;
-    if (count === 0) return { seqs: [], scored: 0, probes: 0, everyList: true };
+    if (count === 0) return { scored: 0, probes: 0, everyList: true, best: () => [] };
     const unit = Float32Array.from(query);
     normalizeAt(unit, 0, dim);
     const probed = lists.tree.nearestLists(unit, probes > 0 ? probes : this.firstProbesOf(count));
-    const top = new LargestK(keep);
+    // Sized by the entries this process knows the lists hold; grown should the blocks hold more (another writer).
+    let scores = new Float32Array(probed.reduce((n, list) => n + (lists.sizes[list] ?? 0), 0));
+    let seqs = new Float64Array(scores.length);
     let scored = 0;
-    let scores = new Float32Array(blockEntries(dim));
     await tx.readBytes(
       `SELECT seqs, ${tx.bytesColumn('vecs')} FROM vector_blocks WHERE model = $1 AND dim = $2 AND list = ANY($3::integer[])`,
       [model, dim, probed],
@@ -182,15 +214,24 @@ export class VectorLists {
         for (const [seqBytes, vecBytes] of rows) {
           const n = (seqBytes?.length ?? 0) / 8;
           if (n === 0 || !vecBytes) continue;
-          if (scores.length < n) scores = new Float32Array(n);
-          scorePacked(vecBytes, dim, unit, scores);
-          const seqs = new DataView(seqBytes!.buffer, seqBytes!.byteOffset, seqBytes!.byteLength);
-          for (let i = 0; i < n; i++) top.push(scores[i]!, seqs.getFloat64(i * 8, true));
+          if (scored + n > scores.length) {
+            const capacity = 2 * (scored + n);
+            scores = grown(scores, new Float32Array(capacity));
+            seqs = grown(seqs, new Float64Array(capacity));
+          }
+          scorePacked(vecBytes, dim, unit, scores, scored);
+          const view = new DataView(seqBytes!.buffer, seqBytes!.byteOffset, seqBytes!.byteLength);
+          for (let i = 0; i < n; i++) seqs[scored + i] = view.getFloat64(i * 8, true);
           scored += n;
         }
       },
     );
-    return { seqs: top.values(), scored, probes: probed.length, everyList: probed.length >= count };
+    const best = (keep: number): number[] => {
+      const top = new LargestK(keep);
+      for (let i = 0; i < scored; i++) top.push(scores[i]!, seqs[i]!);
+      return top.values();
+    };
+    return { scored, probes: probed.length, everyList: probed.length >= count, best };
   }
 
   /**
@@ -289,7 +330,7 @@ export class VectorLists {
       db.transaction(async (tx) => {
         if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [TAIL_LOCK_KEY]);
         const { rows: state } = await tx.query<{ packed: string | number; hi: string | number }>(
-          `SELECT packed, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM chunks_seq) AS hi FROM vector_tail FOR UPDATE`,
+          `SELECT packed, ${LAST_SEQ} AS hi FROM vector_tail FOR UPDATE`,
         );
         const from = Number(state[0]?.packed ?? 0);
         const hi = Number(state[0]?.hi ?? 0);
@@ -343,7 +384,6 @@ export class VectorLists {
       members.push(i);
     });
     const perBlock = blockEntries(dim);
-    const stride = packedStride(dim);
     const touched = [...byList.keys()];
     // The last block of each touched list that has one and is not full: its entries come first in the new rows.
     const partial = touched.filter((list) => (lists.sizes[list] ?? 0) % perBlock !== 0);
@@ -360,31 +400,19 @@ export class VectorLists {
         lastBlocks.set(list, { seqs: new Uint8Array(ownBuffer(seqBytes!)), vecs: new Uint8Array(ownBuffer(vecBytes!)) });
       }
     }
-    const listCol: number[] = [];
-    const blockCol: number[] = [];
-    const seqCol = new RowBytes();
-    const vecCol = new RowBytes();
+    const rows = new BlockRows(dim);
     const grown = new Map<number, number>();
     for (const [list, members] of byList) {
       const size = lists.sizes[list] ?? 0;
-      let block = Math.floor(size / perBlock);
       const old = lastBlocks.get(list);
       if (size % perBlock !== 0 && !old) throw new Error(`vector list ${list} of ${model}: its last block is missing`);
       const packed = packVectors(concat(members.map((i) => vectors[i]!), dim), dim);
-      const newSeqs = new Float64Array(members.map((i) => seqs[i]!));
-      const allSeqs = Buffer.concat([old?.seqs ?? new Uint8Array(0), new Uint8Array(newSeqs.buffer)]);
+      const allSeqs = Buffer.concat([old?.seqs ?? new Uint8Array(0), seqBytesOf(members.map((i) => seqs[i]!))]);
       const allVecs = Buffer.concat([old?.vecs ?? new Uint8Array(0), packed]);
-      const entries = allSeqs.length / 8;
-      for (let at = 0; at < entries; at += perBlock, block++) {
-        const end = Math.min(entries, at + perBlock);
-        listCol.push(list);
-        blockCol.push(block);
-        seqCol.add(allSeqs.subarray(at * 8, end * 8));
-        vecCol.add(allVecs.subarray(at * stride, end * stride));
-      }
+      rows.add(list, Math.floor(size / perBlock), allSeqs, allVecs);
       grown.set(list, members.length);
     }
-    this.#rewritten += await writeBlocks(tx, model, dim, listCol, blockCol, seqCol, vecCol);
+    this.#rewritten += await writeBlocks(tx, model, rows);
     if (newTree) {
       // Another process may have written it first (two services on one server): the same root either way.
       await tx.query('INSERT INTO vector_nodes (model, dim, node, parent, child, list) VALUES ($1, $2, 0, -1, -1, 0) ON CONFLICT DO NOTHING', [model, dim]);
@@ -413,8 +441,12 @@ export class VectorLists {
       const entry = (i: number): Uint8Array => vecs.subarray(i * stride, (i + 1) * stride);
       await tx.query('DELETE FROM vector_blocks WHERE model = $1 AND dim = $2 AND list = $3', [model, dim, list]);
       const written = kept.length * (8 + stride);
+      const blocks = new BlockRows(dim);
+      const addList = (to: number, members: readonly number[]): void =>
+        blocks.add(to, 0, seqBytesOf(members.map((i) => seqs[i]!)), Buffer.concat(members.map(entry)));
       if (kept.length <= this.maxListSize / 2 || kept.length < 2) {
-        await writeList(tx, model, dim, list, kept.map((i) => seqs[i]!), kept.map(entry));
+        addList(list, kept);
+        await writeBlocks(tx, model, blocks);
         return { sizes: [kept.length] as const, split: null, added: -1, written };
       }
       const vectors = unpack(Buffer.concat(kept.map(entry)), dim);
@@ -424,8 +456,9 @@ export class VectorLists {
       const [left, right] = [shape.length, shape.length + 1];
       const added = lists.tree.count;
       const sides = [0, 1].map((s) => kept.filter((_, r) => split.side[r] === s));
-      await writeList(tx, model, dim, list, sides[0]!.map((i) => seqs[i]!), sides[0]!.map(entry));
-      await writeList(tx, model, dim, added, sides[1]!.map((i) => seqs[i]!), sides[1]!.map(entry));
+      addList(list, sides[0]!);
+      addList(added, sides[1]!);
+      await writeBlocks(tx, model, blocks);
       const node = shape.findIndex((n) => n.list === list);
       await tx.query('UPDATE vector_nodes SET child = $4, list = -1 WHERE model = $1 AND dim = $2 AND node = $3', [model, dim, node, left]);
       await tx.query('INSERT INTO vector_nodes (model, dim, node, parent, child, list) VALUES ($1, $2, $3, $5, -1, $6), ($1, $2, $4, $5, -1, $7)', [
@@ -453,6 +486,12 @@ export class VectorLists {
   }
 }
 
+/** `into` (larger) with `from`'s values at its start. */
+function grown<T extends Float32Array | Float64Array>(from: T, into: T): T {
+  into.set(from);
+  return into;
+}
+
 function concat(vectors: readonly Float32Array[], dim: number): Float32Array {
   const out = new Float32Array(vectors.length * dim);
   vectors.forEach((v, i) => out.set(v, i * dim));
@@ -473,32 +512,9 @@ function unpack(bytes: Uint8Array, dim: number): Float32Array {
   return out;
 }
 
-/** Writes a list's entries as its blocks from block 0 (its old blocks deleted by the caller). */
-async function writeList(tx: SqlExecutor, model: string, dim: number, list: number, seqs: readonly number[], entries: readonly Uint8Array[]): Promise<void> {
-  const perBlock = blockEntries(dim);
-  const listCol: number[] = [];
-  const blockCol: number[] = [];
-  const seqCol = new RowBytes();
-  const vecCol = new RowBytes();
-  for (let at = 0, block = 0; at < seqs.length; at += perBlock, block++) {
-    listCol.push(list);
-    blockCol.push(block);
-    seqCol.add(new Uint8Array(new Float64Array(seqs.slice(at, at + perBlock)).buffer));
-    vecCol.add(Buffer.concat(entries.slice(at, at + perBlock)));
-  }
-  await writeBlocks(tx, model, dim, listCol, blockCol, seqCol, vecCol);
-}
-
 /** Inserts or replaces block rows: their bytes in two parameters, cut in SQL. Answers the bytes written. */
-async function writeBlocks(
-  tx: SqlExecutor,
-  model: string,
-  dim: number,
-  lists: readonly number[],
-  blocks: readonly number[],
-  seqs: RowBytes,
-  vecs: RowBytes,
-): Promise<number> {
+async function writeBlocks(tx: SqlExecutor, model: string, rows: BlockRows): Promise<number> {
+  const { dim, lists, blocks, seqs, vecs } = rows;
   if (lists.length === 0) return 0;
   await tx.query(
     `INSERT INTO vector_blocks (model, dim, list, block, seqs, vecs)

@@ -109,7 +109,11 @@ forEachEngine('vector lists in the store', (engine) => {
     for (let i = 0; i < 60; i++) await store.files.saveIndexed(write(i));
     await upkeep();
     const lists = vectorListsOf(db);
-    const probe = () => db.transaction((tx) => lists.candidates(tx, MODEL, DIM, vectorOf(7), 3, 10));
+    const probe = () =>
+      db.transaction(async (tx) => {
+        const found = await lists.candidates(tx, MODEL, DIM, vectorOf(7), 3);
+        return { scored: found.scored, probes: found.probes, everyList: found.everyList, seqs: found.best(10) };
+      });
     const before = await probe();
     lists.forget();
     expect(await probe()).to.deep.equal(before);

@@ -174,11 +174,21 @@ forEachEngine('vector lists in the store', (engine) => {
       });
       await inFlight;
       const packing = store.search.maintainVectors(1000);
-      // The pack waits on the write's lock (a condition, not a delay).
-      for (let tries = 0; ; tries++) {
+      // The pack waits on the write's lock: seen waiting before it finishes (conditions, not a count or a delay, so a
+      // loaded machine only makes this slower). A pack that finished first did not wait for the write.
+      let finished = false;
+      void packing.then(
+        () => (finished = true),
+        () => (finished = true),
+      );
+      for (;;) {
         const waiting = await count("SELECT count(*)::integer AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
         if (waiting > 0) break;
-        if (tries > 2000) throw new Error('the pack never waited for the write');
+        if (finished) {
+          release(); // the write's transaction ends either way
+          await writing;
+          throw new Error('the pack never waited for the write');
+        }
         await new Promise((resolve) => setImmediate(resolve));
       }
       release();

@@ -15,7 +15,11 @@ export interface Token {
   value: string;
   lower: string;
   lemma: string;
-  /** Porter2 stem of the lemma: "studies", "studied", "study" share one key. */
+  /**
+   * Porter2 stem of the lemma: "studies", "studied", "study" share one key. Only a word that is not a stop word is
+   * ever keyed (keyword candidates, summary vectors); any other token carries its lemma unstemmed, which spares a
+   * stemmer lookup for most of a text's tokens.
+   */
   key: string;
   pos: PartOfSpeech;
   /** wink token type: 'word', 'number', 'punctuation', 'url', 'email', 'symbol', ... */
@@ -176,7 +180,7 @@ function toTokens(merged: RawToken[]): Token[] {
       value: token.value,
       lower: token.value.toLowerCase(),
       lemma: token.lemma,
-      key: stemCached(token.lemma),
+      key: token.type === 'word' && !token.stopWord ? stemCached(token.lemma) : token.lemma,
       pos: token.pos,
       type: token.type,
       stopWord: token.stopWord,

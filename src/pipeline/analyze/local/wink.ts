@@ -60,6 +60,22 @@ interface ValueTable {
 /** Words added to the lexeme list (they stay there: see above) before the instance is rebuilt. */
 export const REBUILD_AFTER_WORDS = 100_000;
 
+/**
+ * The recursive tokenizer's patterns of every category but "word", anchored to a whole word: a word one of them
+ * matches may be learnt with that category (GBP in "12GBP" is a currency), and is then never kept.
+ */
+function nonWordPatterns(core: unknown): RegExp[] {
+  const model = core as { trex?: { rtc?: unknown }; tcat?: { hash?: Record<string, number> } } | undefined;
+  const rtc = model?.trex?.rtc;
+  const word = model?.tcat?.hash?.word;
+  const shaped = Array.isArray(rtc) && typeof word === 'number' &&
+    rtc.every((entry) => Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1] === 'string' && typeof entry[2] === 'number');
+  if (!shaped) throw new Error("wink-nlp's model has no token patterns where this version of filesift expects them");
+  return (rtc as Array<[string, string, number]>)
+    .filter(([, , category]) => category !== word)
+    .map(([source, flags]) => new RegExp(`^(?:${source})$`, flags.replace('g', '')));
+}
+
 function isValueTable(table: unknown): table is ValueTable {
   if (typeof table !== 'object' || table === null) return false;
   const t = table as Partial<ValueTable>;
@@ -92,7 +108,9 @@ export interface ForgetfulWinkOptions {
  * them spares re-adding a tree's recurring names ("gnuplot", "PostgreSQL", "Debian") in every document: 7 % of the
  * analysis of the Debian corpus, whose 5,412 analyses are byte for byte those of a fresh instance per document, in
  * order and shuffled (docs/benchmarks/corpus.md, stop 58). Anything else (an apostrophe, a period, a hyphen, a
- * digit, another script) is forgotten: words with digits kept changed 6 of 1,803 summaries.
+ * digit, another script) is forgotten: words with digits kept changed 6 of 1,803 summaries. So is a word that one of
+ * the recursive tokenizer's other patterns matches whole (its currency codes "USD", "AUD", "INR", "GBP"): learnt
+ * there as a currency, it would be read as one where an unknown one reads as a word (nonWordPatterns, below).
  */
 const KEPT_WORD = /^[a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u00FF]+$/i;
 
@@ -102,6 +120,8 @@ export class ForgetfulWink {
   readonly #lexemes: ValueTable;
   /** The feature tables (prefix, suffix, shape), with their lengths as shipped and the largest index each may give. */
   readonly #features: Array<{ table: ValueTable; shipped: number; maxIndex: number }> = [];
+  /** Whole-word patterns of the tokenizer's other categories: a word one of them matches is never kept. */
+  readonly #nonWord: RegExp[];
   /** The lexeme list's length as shipped, and where the current document's words start in it. */
   readonly #shippedWords: number;
   #documentStart: number;
@@ -120,6 +140,7 @@ export class ForgetfulWink {
       if (typeof maxIndex !== 'number') throw new Error(`wink-nlp's ${name} table has no maxIndex where filesift expects one`);
       this.#features.push({ table, shipped: table.list.length, maxIndex });
     }
+    this.#nonWord = nonWordPatterns(core);
     this.#shippedWords = this.#lexemes.list.length;
     this.#documentStart = this.#shippedWords;
   }
@@ -139,7 +160,7 @@ export class ForgetfulWink {
     const { hash, list } = this.#lexemes;
     for (let i = this.#documentStart; i < list.length; i += 1) {
       const word = list[i]!;
-      if (!KEPT_WORD.test(word)) delete hash[word];
+      if (!KEPT_WORD.test(word) || this.#nonWord.some((pattern) => pattern.test(word))) delete hash[word];
     }
     this.#documentStart = list.length;
   }

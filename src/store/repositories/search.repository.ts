@@ -227,7 +227,7 @@ LIMIT ${files}`;
     // Every entry of the probed lists was a candidate: more of them would find nothing new.
     const exhausted = found.scored <= keep;
     if (rows.length >= search.limit || (exhausted && found.everyList)) return rows;
-    if (!exhausted && perFile * 4 <= MAX_CANDIDATES_PER_FILE) perFile *= 4;
+    if (!exhausted && perFile < MAX_CANDIDATES_PER_FILE) perFile = Math.min(perFile * 4, MAX_CANDIDATES_PER_FILE);
     else if (!found.everyList) found = await vectors.candidates(tx, search.model, dimension, search.vector, found.probes * 4);
     else return rows;
   }

@@ -105,8 +105,8 @@ export interface ForgetfulWinkOptions {
  * left out). wink reads such a word the same way whether it knows it or not: unknown, every path of its tokenizer
  * (a unit alone, with punctuation before or after it, or in the recursive tokenizer) detects the category "word" or
  * finds nothing to split and adds it whole, as a known one is; and its features come from its letters alone. Keeping
- * them spares re-adding a tree's recurring names ("gnuplot", "PostgreSQL", "Debian") in every document: 7 % of the
- * analysis of the Debian corpus, whose 5,412 analyses are byte for byte those of a fresh instance per document, in
+ * them spares re-adding a tree's recurring names ("gnuplot", "PostgreSQL", "Debian") in every document: ~4–7 % of
+ * the analysis of the Debian corpus, whose 5,410 analyses are byte for byte those of a fresh instance per document, in
  * order and shuffled (docs/benchmarks/corpus.md, stop 58). Anything else (an apostrophe, a period, a hyphen, a
  * digit, another script) is forgotten: words with digits kept changed 6 of 1,803 summaries. So is a word that one of
  * the recursive tokenizer's other patterns matches whole (its currency codes "USD", "AUD", "INR", "GBP"): learnt

@@ -1,7 +1,7 @@
 /** Bounds how many async jobs run at once; `acquire` waits for a free slot, `drain` for all to finish. */
 export class Limiter {
   #running = 0;
-  #waiting: (() => void)[] = [];
+  #waiting: ((acquired: boolean) => void)[] = [];
   #idle: (() => void)[] = [];
 
   constructor(private limit: number) {}
@@ -16,12 +16,29 @@ export class Limiter {
     this.#wake();
   }
 
-  async acquire(): Promise<void> {
+  /**
+   * Takes a slot, waiting for one if need be. With a signal, an abort while waiting leaves the line at once and
+   * answers false (no slot taken): a caller cancelled behind a task that hangs is not held until that task ends.
+   */
+  async acquire(signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return false;
     if (this.#running < this.limit) {
       this.#running++;
-      return;
+      return true;
     }
-    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    return new Promise<boolean>((resolve) => {
+      const onAbort = () => {
+        const at = this.#waiting.indexOf(wake);
+        if (at >= 0) this.#waiting.splice(at, 1);
+        resolve(false);
+      };
+      const wake = (acquired: boolean) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(acquired);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(wake);
+    });
   }
 
   release(): void {
@@ -44,7 +61,7 @@ export class Limiter {
   #wake(): void {
     while (this.#running < this.limit && this.#waiting.length > 0) {
       this.#running++;
-      this.#waiting.shift()!();
+      this.#waiting.shift()!(true);
     }
   }
 }

@@ -215,14 +215,15 @@ export class PipelinePool {
   }
 
   /**
-   * Cancellation (options.signal) answers 'aborted' at once but never terminates the thread: a thread cut while
-   * onnxruntime runs native code takes the whole process down (std::terminate). The task runs to its end, holding
-   * its admission slot, and its result is dropped. Only the timeout (a task that hangs) terminates a thread.
+   * Cancellation (options.signal) answers 'aborted' at once, whether the task waits for admission (behind a task
+   * that hangs, it would wait for that one's timeout) or runs. A running task's thread is never terminated: a
+   * thread cut while onnxruntime runs native code takes the whole process down (std::terminate). The task runs to
+   * its end, holding its admission slot, and its result is dropped. Only the timeout (a task that hangs) terminates
+   * a thread.
    */
   async #run<T extends PipelineTask>(task: T, options: RunOptions): Promise<TaskOutcome<TaskResult<T>>> {
     const { signal } = options;
-    if (signal?.aborted) return ABORTED;
-    await this.#admission.acquire();
+    if (!(await this.#admission.acquire(signal))) return ABORTED;
     if (signal?.aborted) {
       this.#admission.release();
       return ABORTED;

@@ -12,7 +12,8 @@ import { StaticTokenizer } from '../../src/pipeline/embedders/static.js';
 import { PipelinePool } from '../../src/pipeline/pool.js';
 import { probeThreadMemory } from '../../src/lib/thread-memory.js';
 import { SMALL_BERT, writeBertModelDir } from '../helpers/bert-graph.js';
-import { sharedPath } from '../helpers/shared.js';
+import { eventually } from '../helpers/assert.js';
+import { repoRoot, sharedPath } from '../helpers/shared.js';
 
 describe('PipelinePool', () => {
   let tmp: string;
@@ -133,6 +134,28 @@ describe('PipelinePool', () => {
     const next = await pool.embed({ path: '/d.txt', text: 'sourdough', title: '' }, timing);
     expect(next.ok).to.equal(true);
     expect(pool.workers().map((w) => w.threadId)).to.include.members(threads);
+  });
+
+  it('answers a task aborted while it waits for a thread at once, and gives its turn to the next (a hung file never holds up a cancel)', async () => {
+    const misbehaving = path.join(repoRoot, 'dist', 'test', 'fixtures', 'misbehaving.worker.js');
+    const one = new PipelinePool({ threads: 1, modelDir: null, builtinDir: defaultBuiltinDir(), workerFile: misbehaving });
+    try {
+      // The only thread takes a task that never ends: the next tasks wait for admission.
+      const hung = one.embed({ path: '/hang.txt', text: 'never', title: '' }, { timeoutMs: 600_000 });
+      await eventually(() => one.stats().threads === 1);
+      const controller = new AbortController();
+      const waiting = one.embed({ path: '/a.txt', text: 'alpha', title: '' }, { ...timing, signal: controller.signal });
+      const behind = one.embed({ path: '/b.txt', text: 'beta', title: '' }, timing);
+      await eventually(() => one.stats().queued === 2);
+      controller.abort();
+      expect(await waiting).to.deep.equal({ ok: false, code: 'aborted', reason: 'cancelled' });
+      // The aborted task left the line: only the one behind it still waits.
+      expect(one.stats().queued).to.equal(1);
+      void hung;
+      void behind;
+    } finally {
+      await one.destroy();
+    }
   });
 
   it('a thread idle for a while collects its garbage: a bulk run does not end with every thread holding its churn', async function () {

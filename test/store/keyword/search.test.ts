@@ -9,7 +9,7 @@ import { bm25Score, type FieldValues } from '../../../src/store/keyword/bm25.js'
 import type { CandidateFilters } from '../../../src/store/queries/filters.js';
 import { sealKeywordIndex } from '../../../src/store/keyword/maintenance.js';
 import { buildCandidateConditions, buildTermsStatement, DEFAULT_KEYWORD_RANKING, KEYWORD_TS_CONFIG, type KeywordHitRow, type KeywordRankingSettings } from '../../../src/store/keyword/query.js';
-import { findCorrections, KEYWORD_STEMMER, MAX_LENGTH, MIN_LENGTH, oneEditVariants, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
+import { buildUnknownWordsQuery, findCorrections, KEYWORD_STEMMER, MAX_LENGTH, MIN_LENGTH, oneEditVariants, type CorrectionRow } from '../../../src/store/keyword/lexicon.js';
 import { searchKeyword, type KeywordEvaluation } from '../../../src/store/keyword/search.js';
 import { listCandidates, type CandidateListing } from '../../../src/store/keyword/candidates.js';
 import { compactKeywordIndex } from '../../../src/store/keyword/compaction.js';
@@ -479,6 +479,40 @@ forEachEngine('keyword search', (engine) => {
     expect(oneEditVariants('a😀b')).to.include.members(['ab', 'a😀', '😀b', '😀ab', 'ab😀']);
     // No half of a surrogate pair alone: each variant survives UTF-8 (how it is sent to the database) unchanged.
     expect(oneEditVariants('a😀b').every((v) => Buffer.from(v, 'utf8').toString('utf8') === v)).to.equal(true);
+  });
+
+  it('reads the words of a query to correct as ts_debug() reads them with the configuration (their tokens and lexemes)', async () => {
+    // buildUnknownWordsQuery reads words with ts_parse() and ts_lexize() (a quarter of ts_debug's cost): the same
+    // words and lexemes for hyphenated words, letters beyond ASCII, stop words, tokens of other kinds (numbers,
+    // versions, hosts, paths, e-mails), and words outside the 4-32 letters corrected.
+    const texts = [
+      'Free histones are degraded by a Rad53-dependent mechanism once DNA has been replicated.',
+      'NFAT4 activation requires IP3R-mediated Ca2+ mobilization in MOZ-TIF2-induced leuekmogenesis',
+      'über-cool Straße naïve café façade',
+      'state-of-the-art e-mail x-ray 10-fold',
+      "HTTP/2 path/to/file.txt user@example.com http://x.org/a-b v1.2.3 3.14 don't O'Brien",
+      'ΑΒΓ δέλτα кириллица слово the and of which',
+      `${'a'.repeat(33)} ${'b'.repeat(32)} abc abcd`,
+    ];
+    const { rows } = await db.query<{ text: string; reference: string[][]; read: string[][] }>(
+      `SELECT t AS text,
+              (SELECT coalesce(array_agg(ARRAY[x.word, x.lexeme] ORDER BY x.word, x.lexeme), '{}')
+               FROM (SELECT DISTINCT lower(d.token) AS word, d.lexemes[1] AS lexeme FROM ts_debug('${KEYWORD_TS_CONFIG}', t) AS d
+                     WHERE d.alias IN ('asciiword', 'word', 'hword_asciipart', 'hword_part') AND cardinality(d.lexemes) = 1
+                       AND char_length(d.token) BETWEEN ${MIN_LENGTH} AND ${MAX_LENGTH}) AS x) AS reference
+       FROM unnest($1::text[]) AS t`,
+      [texts],
+    );
+    for (const row of rows) {
+      // With no file indexed, every lexeme is unknown: the statement answers every word it read (each text has
+      // fewer than the 8 a query is cut to).
+      const statement = buildUnknownWordsQuery(row.text)!;
+      const read = (await db.query<{ word: string }>(statement.text, statement.params)).rows.map((r) => r.word);
+      const expected = [...new Set(row.reference.map(([word]) => word!))];
+      expect(expected.length).to.be.below(8);
+      expect([...read].sort(), row.text).to.deep.equal(expected.sort());
+    }
+    expect(rows.map((r) => r.reference.length)).to.not.include(0);
   });
 
   it("stems a variant with the configuration's stemmer exactly as to_tsvector() would", async () => {

@@ -33,6 +33,37 @@ export function decodeText(bytes: Uint8Array | null): string {
   return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : '';
 }
 
+/**
+ * The first `maxCodePoints` characters (code points, as PostgreSQL's left() counts them) of a text's UTF-8 bytes, or
+ * of their first part: 4 × maxCodePoints bytes always hold that many whole characters, and a character the cut
+ * split at the end is left out. Counting characters in JavaScript over the bytes costs a fraction of left()'s
+ * count in WebAssembly.
+ */
+export function decodeTextHead(bytes: Uint8Array | null, maxCodePoints: number): string {
+  if (!bytes) return '';
+  let end = bytes.length;
+  let count = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    // Every byte but a continuation byte (10xxxxxx) starts a character.
+    if ((bytes[i]! & 0xc0) !== 0x80 && count++ === maxCodePoints) {
+      end = i;
+      break;
+    }
+  }
+  if (end === bytes.length) end = wholeCharacters(bytes);
+  return decodeText(bytes.subarray(0, end));
+}
+
+/** The length of `bytes` without a character cut short at their end. */
+function wholeCharacters(bytes: Uint8Array): number {
+  let lead = bytes.length - 1;
+  while (lead >= 0 && (bytes[lead]! & 0xc0) === 0x80) lead--;
+  if (lead < 0) return 0;
+  const b = bytes[lead]!;
+  const size = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+  return lead + size <= bytes.length ? bytes.length : lead;
+}
+
 /** timestamptz_send: microseconds since 2000-01-01 UTC; these two stand for ±infinity. */
 const POSTGRES_EPOCH_MS = Date.UTC(2000, 0, 1);
 const INFINITY_US = 0x7fffffffffffffffn;

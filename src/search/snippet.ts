@@ -124,12 +124,36 @@ function startsWithFolded(text: string, start: number, end: number, prefix: stri
   return true;
 }
 
-interface Word {
-  start: number;
-  end: number;
-  /** Query lexeme index, or -1. */
-  term: number;
+/**
+ * The words of a text as parallel arrays (start, end, query lexeme index or -1), one scratch list grown as needed
+ * and reused by every call in this thread: an object a word (~3,000 in a result's 20,000 characters, 150,000 a page
+ * of results) was 10–20 % of a page's snippets (50 Debian texts: 7.5–8.1 → 6.6–7.1 CPU ms, the same snippets).
+ */
+class WordList {
+  starts = new Int32Array(4096);
+  ends = new Int32Array(4096);
+  terms = new Int32Array(4096);
+  length = 0;
+
+  push(start: number, end: number, term: number): void {
+    if (this.length === this.starts.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.starts = grow(this.starts);
+      this.ends = grow(this.ends);
+      this.terms = grow(this.terms);
+    }
+    this.starts[this.length] = start;
+    this.ends[this.length] = end;
+    this.terms[this.length] = term;
+    this.length++;
+  }
 }
+
+const scratch = new WordList();
 
 interface Fragment {
   /** Word range [first, end). */
@@ -150,11 +174,13 @@ function wordCharLength(text: string, i: number): number {
 
 /**
  * The words of `text` (runs of letters and digits: the parts PostgreSQL's parser makes words of; a hyphenated
- * word counts as its parts), each with the query lexeme it matches. A hand-written scan: it sees every character
- * of every result, where a regular expression's match objects cost milliseconds a search.
+ * word counts as its parts), each with the query lexeme it matches, into the scratch list (valid until the next
+ * call). A hand-written scan: it sees every character of every result, where a regular expression's match objects
+ * cost milliseconds a search.
  */
-function wordsOf(text: string, matcher: TermMatcher): Word[] {
-  const words: Word[] = [];
+function wordsOf(text: string, matcher: TermMatcher): WordList {
+  const words = scratch;
+  words.length = 0;
   const length = text.length;
   let i = 0;
   while (i < length) {
@@ -168,7 +194,7 @@ function wordsOf(text: string, matcher: TermMatcher): Word[] {
       i += step;
       step = i < length ? wordCharLength(text, i) : 0;
     }
-    words.push({ start, end: i, term: matcher.matchAt(text, start, i) });
+    words.push(start, i, matcher.matchAt(text, start, i));
   }
   return words;
 }
@@ -181,12 +207,12 @@ function bitCount(mask: number): number {
   return n;
 }
 
-function fragmentAt(words: readonly Word[], first: number, size: number): Fragment {
+function fragmentAt(words: WordList, first: number, size: number): Fragment {
   const end = Math.min(words.length, first + size);
   let terms = 0;
   let matches = 0;
   for (let i = first; i < end; i++) {
-    const term = words[i]!.term;
+    const term = words.terms[i]!;
     if (term >= 0) {
       terms |= bitOf(term);
       matches++;
@@ -199,17 +225,17 @@ function fragmentAt(words: readonly Word[], first: number, size: number): Fragme
  * The passages to show: the window with the most distinct query words (then the most matches, then the
  * earliest), and, if allowed, further non-overlapping windows that add query words the chosen ones lack.
  */
-function chooseFragments(words: readonly Word[], options: SnippetOptions): Fragment[] {
+function chooseFragments(words: WordList, options: SnippetOptions): Fragment[] {
   const size = Math.max(1, options.fragmentWords);
   const lastStart = Math.max(0, words.length - size);
   const candidates: Fragment[] = [];
   let previousStart = -1;
-  words.forEach((w, i) => {
-    if (w.term < 0) return;
+  for (let i = 0; i < words.length; i++) {
+    if (words.terms[i]! < 0) continue;
     const start = Math.min(lastStart, Math.max(0, i - options.leadWords));
     if (start !== previousStart) candidates.push(fragmentAt(words, start, size)); // starts only grow with i
     previousStart = start;
-  });
+  }
   if (candidates.length === 0) return [fragmentAt(words, 0, size)];
 
   const chosen: Fragment[] = [];
@@ -259,14 +285,15 @@ export function buildSnippet(text: string, matcher: TermMatcher, options: Snippe
   fragments.forEach((fragment, n) => {
     if (n > 0) out += ' … ';
     else if (fragment.first > 0) out += '… ';
+    const { starts, ends, terms } = words;
     for (let i = fragment.first; i < fragment.end; i++) {
-      const word = words[i]!;
-      if (i > fragment.first) out += separator(text.slice(words[i - 1]!.end, word.start));
-      if (word.term >= 0) highlights.push([out.length, out.length + (word.end - word.start)]);
-      out += text.slice(word.start, word.end);
+      const start = starts[i]!;
+      const end = ends[i]!;
+      if (i > fragment.first) out += separator(text.slice(ends[i - 1]!, start));
+      if (terms[i]! >= 0) highlights.push([out.length, out.length + (end - start)]);
+      out += text.slice(start, end);
     }
-    const last = words[fragment.end - 1]!;
-    out += closingPunctuation(text.slice(last.end, words[fragment.end]?.start ?? text.length));
+    out += closingPunctuation(text.slice(ends[fragment.end - 1]!, fragment.end < words.length ? starts[fragment.end]! : text.length));
   });
   if (fragments[fragments.length - 1]!.end < words.length) out += ' …';
   return { text: out, highlights };
@@ -275,5 +302,8 @@ export function buildSnippet(text: string, matcher: TermMatcher, options: Snippe
 /** Every word of `text` that matches the query, as [start, end) ranges (a preview's highlights). */
 export function highlightWords(text: string, matcher: TermMatcher): [number, number][] {
   if (matcher.termCount === 0) return [];
-  return wordsOf(text, matcher).flatMap((w): [number, number][] => (w.term >= 0 ? [[w.start, w.end]] : []));
+  const words = wordsOf(text, matcher);
+  const out: [number, number][] = [];
+  for (let i = 0; i < words.length; i++) if (words.terms[i]! >= 0) out.push([words.starts[i]!, words.ends[i]!]);
+  return out;
 }

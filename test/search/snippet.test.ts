@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import stem from 'wink-porter2-stemmer';
 import { createSearchRepository } from '../../src/store/repositories/search.repository.js';
-import { buildSnippet, TermMatcher, type Snippet } from '../../src/search/snippet.js';
+import { buildSnippet, highlightWords, TermMatcher, type Snippet } from '../../src/search/snippet.js';
 import type { SqlDatabase } from '../../src/store/sql.js';
 import { forEachEngine } from '../helpers/engines.js';
 import { sharedPath } from '../helpers/shared.js';
@@ -102,6 +102,17 @@ describe('buildSnippet', () => {
     const s = buildSnippet('one two three four five six seven eight nine ten', new TermMatcher(['alpha']), options);
     expect(s).to.deep.equal({ text: 'one two three four five six seven eight …', highlights: [] });
     expect(buildSnippet(' \n … -- ', new TermMatcher(['alpha']))).to.deep.equal({ text: '', highlights: [] });
+  });
+
+  it('finds and highlights words past the first few thousand of a long text, then a short one after it (the word list is reused)', () => {
+    const long = `${'filler '.repeat(12_000)}the lighthouse keeper ${'tail '.repeat(50)}`;
+    const matcher = new TermMatcher(['lighthous']);
+    const cut = buildSnippet(long, matcher);
+    expect(highlighted(cut)).to.deep.equal(['lighthouse']);
+    expect(cut.text.startsWith('… filler')).to.equal(true);
+    expect(highlightWords(long, matcher)).to.deep.equal([[long.indexOf('lighthouse'), long.indexOf('lighthouse') + 'lighthouse'.length]]);
+    const short = buildSnippet('A lighthouse.', matcher);
+    expect(short).to.deep.equal({ text: 'A lighthouse.', highlights: [[2, 12]] });
   });
 
   it('over SciFact abstracts: every highlight is a query word, every passage within its length', () => {

@@ -46,6 +46,8 @@ export interface Service {
   scheduler: SchedulerService;
   /** The thread that cuts result snippets and preview highlights. */
   snippets: SnippetLane;
+  /** Hybrid search (the HTTP routes' own instance). */
+  search: SearchService;
   logger: Logger;
   /** Graceful stop: no new requests, event streams ended, actors drained, database closed. Idempotent. */
   close(reason?: string): Promise<void>;
@@ -277,6 +279,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       queue,
       scheduler,
       snippets,
+      search,
       logger,
       close(reason = 'shutdown') {
         closing ??= (async () => {

@@ -98,6 +98,25 @@ function keywordSettings(s: Settings['search']): KeywordRankingSettings {
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /**
+ * A search stopped because every caller that asked for it went away (the web app's search-as-you-type drops the
+ * request of each keystroke it supersedes): its remaining steps would only hold PGlite's one thread.
+ */
+export class SearchCancelled extends Error {
+  constructor() {
+    super('search cancelled: every request asking for it was closed');
+    this.name = 'SearchCancelled';
+  }
+}
+
+/** A search being answered, shared by the identical requests made meanwhile. */
+interface RunningSearch {
+  answer: Promise<SearchOutcome>;
+  controller: AbortController;
+  /** Requests still waiting for it; one without a signal waits for good. */
+  waiting: number;
+}
+
+/**
  * Hybrid search: BM25F over the keyword index and best-chunk cosine over the vectors, each narrowed by the same
  * filters inside the database, fused as semantic_score + keyword_score (each normalised and weighted).
  */
@@ -106,20 +125,56 @@ export class SearchService {
    * Searches being answered now, by request. An identical request made meanwhile (a second tab, a client that
    * retries, a burst of the same query) shares that answer: one search's work on PGlite's single thread, not two.
    */
-  readonly #inFlight = new Map<string, Promise<SearchOutcome>>();
+  readonly #inFlight = new Map<string, RunningSearch>();
 
   constructor(private readonly deps: SearchServiceDeps) {}
 
-  search(request: SearchRequest): Promise<SearchOutcome> {
-    const key = JSON.stringify(request);
-    const running = this.#inFlight.get(key);
-    if (running) return running;
-    const answer = this.#search(request).finally(() => this.#inFlight.delete(key));
-    this.#inFlight.set(key, answer);
-    return answer;
+  /** Searches being answered now (identical requests sharing one count once): diagnostics and tests. */
+  get running(): number {
+    return this.#inFlight.size;
   }
 
-  async #search(request: SearchRequest): Promise<SearchOutcome> {
+  /**
+   * Answers the request. `signal`: the caller has gone away (its HTTP request closed); once every request sharing
+   * the search has, it stops before its next step and answers SearchCancelled (a rejection).
+   */
+  search(request: SearchRequest, signal?: AbortSignal): Promise<SearchOutcome> {
+    const key = JSON.stringify(request);
+    let running = this.#inFlight.get(key);
+    if (!running && signal?.aborted) return Promise.reject(new SearchCancelled());
+    if (!running) {
+      const controller = new AbortController();
+      const started: RunningSearch = { controller, waiting: 0, answer: this.#search(request, controller.signal) };
+      started.answer = started.answer.finally(() => {
+        if (this.#inFlight.get(key) === started) this.#inFlight.delete(key);
+      });
+      this.#inFlight.set(key, started);
+      running = started;
+    }
+    const shared = running;
+    shared.waiting++;
+    if (signal) {
+      const leave = () => {
+        if (--shared.waiting > 0) return;
+        // A request made from now on starts its own search instead of sharing a cancelled one.
+        if (this.#inFlight.get(key) === shared) this.#inFlight.delete(key);
+        shared.controller.abort(new SearchCancelled());
+      };
+      if (signal.aborted) leave();
+      else {
+        signal.addEventListener('abort', leave, { once: true });
+        void shared.answer.then(
+          () => signal.removeEventListener('abort', leave),
+          () => signal.removeEventListener('abort', leave),
+        );
+      }
+    }
+    return shared.answer;
+  }
+
+  async #search(request: SearchRequest, cancelled: AbortSignal): Promise<SearchOutcome> {
+    // Checked before each step: a step once begun runs to its end (a store call cannot be taken back).
+    const goOn = () => cancelled.throwIfAborted();
     const started = performance.now();
     const parsed = parseSearchQuery(request.query);
     if (parsed.rankText === '') {
@@ -139,6 +194,7 @@ export class SearchService {
     let didYouMean: string | null = null;
     let corrected: string | null = null;
     if (settings.typo_correction !== 'off' && parsed.terms.length > 0) {
+      goOn();
       const corrections = await this.deps.store.search.corrections(parsed.terms.join(' '));
       if (corrections.length > 0) {
         didYouMean = applyCorrections(request.query, corrections);
@@ -165,10 +221,12 @@ export class SearchService {
     const keywordLimit = mode === 'hybrid' ? candidates * HYBRID_KEYWORD_CANDIDATES : candidates;
     // A hybrid search's two sides take their candidates from one listing of its rare phrases and narrow filters
     // (store/keyword/candidates.ts), read once instead of once a side.
+    goOn();
     const listing = mode === 'hybrid' && narrows(searched, filters) ? await this.deps.store.search.candidates(searched, filters) : undefined;
     // The semantic side first: its candidates the keyword top k leaves out still get their exact BM25 (a file with
     // a query word is ranked by it), in the keyword call's own pass over the postings instead of a second one.
-    const semanticHits = mode === 'keyword' || !lane.embedder ? [] : await this.#semantic(lane.embedder, searched, filters, candidates, listing);
+    const semanticHits = mode === 'keyword' || !lane.embedder ? [] : await this.#semantic(lane.embedder, searched, filters, candidates, listing, goOn);
+    goOn();
     const { hits: keywordHits, also } =
       mode === 'semantic'
         ? { hits: [], also: [] }
@@ -191,6 +249,7 @@ export class SearchService {
       fused = fuseHybrid({ semantic, keyword, tiers, semanticMissing }, fusion.profile);
     }
     const page = fused.slice(offset, offset + limit);
+    goOn();
     const [described, facts] = await Promise.all([
       this.deps.store.search.describe(page.map((h) => h.id), searched.rankText),
       request.facets ? this.deps.store.search.facts(fused.map((h) => h.id)) : null,
@@ -200,6 +259,7 @@ export class SearchService {
       const row = rows.get(hit.id);
       return row ? [{ hit, row }] : []; // a file removed between the two queries is left out
     });
+    goOn();
     const snippets = await this.deps.snippets.snippets(
       shown.map(({ row }) => ({ text: row.content_head, summary: row.summary })),
       described.lexemes,
@@ -238,9 +298,18 @@ export class SearchService {
     };
   }
 
-  async #semantic(embedder: QueryEmbedder, parsed: ParsedQuery, filters: CandidateFilters, limit: number, listing: CandidateListing | undefined) {
+  async #semantic(
+    embedder: QueryEmbedder,
+    parsed: ParsedQuery,
+    filters: CandidateFilters,
+    limit: number,
+    listing: CandidateListing | undefined,
+    goOn: () => void,
+  ) {
+    goOn();
     const vector = await embedder.embed(parsed.rankText);
     if (vector.every((x) => x === 0)) return []; // no known word: the vector has no direction
+    goOn();
     return this.deps.store.search.semantic({
       query: parsed,
       filters,

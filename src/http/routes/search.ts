@@ -4,7 +4,7 @@ import type { CandidateFilters } from '../../store/queries/filters.js';
 import type { AppDeps } from '../deps.js';
 import { createError, createErrorWith } from '../errors.js';
 import { validBody } from '../validate.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../search/search.service.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SearchCancelled, type SearchOutcome } from '../../search/search.service.js';
 import { SearchBody, type SearchFilters, type SearchResponseBody } from './search.schemas.js';
 
 /** The API's names of the filter fields, for error messages. */
@@ -49,14 +49,24 @@ export function searchRoutes(router: Router, { search }: AppDeps): void {
     if ((body.offset ?? 0) + (body.limit ?? DEFAULT_SEARCH_LIMIT) > MAX_SEARCH_LIMIT) {
       throw createError('invalid_request', `offset + limit must be at most ${MAX_SEARCH_LIMIT}, got ${body.offset ?? 0} + ${body.limit ?? DEFAULT_SEARCH_LIMIT}`);
     }
-    const outcome = await search.search({
-      query: body.query,
-      filters: checked.filters,
-      limit: body.limit,
-      offset: body.offset,
-      mode: body.mode,
-      facets: body.facets,
+    // A client that closes the request before its answer (search as you type: each keystroke drops the last) lets
+    // the search stop at its next step instead of holding the store's thread for an answer nobody reads.
+    const closed = new AbortController();
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) closed.abort();
     });
+    let outcome: SearchOutcome;
+    try {
+      outcome = await search.search(
+        { query: body.query, filters: checked.filters, limit: body.limit, offset: body.offset, mode: body.mode, facets: body.facets },
+        closed.signal,
+      );
+    } catch (err) {
+      if (!(err instanceof SearchCancelled)) throw err;
+      // Nobody is left to answer: no status, no body (Koa would write one to a closed socket).
+      ctx.respond = false;
+      return;
+    }
     if (!outcome.ok) {
       if (outcome.code === 'semantic_unavailable') throw createErrorWith('service_unavailable', { mode: 'semantic' }, outcome.reason);
       throw createError('invalid_request', outcome.reason);

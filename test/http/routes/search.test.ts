@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { utimes } from 'node:fs/promises';
+import { eventually } from '../../helpers/assert.js';
 import { forEachEngine } from '../../helpers/engines.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -283,5 +284,52 @@ forEachEngine('POST /api/search/', (engine) => {
     }
     // Real dates, leap day included, are fine.
     expect((await t.request('POST', '/api/search/', { query: 'x', filters: { modified_after: '2024-02-29', modified_before: '2026-02-28T23:59:59Z' } })).status).to.equal(200);
+  });
+
+  it('stops a search whose request the client closed (search as you type) before its next step, and keeps answering', async () => {
+    // The real service's store, its typo step held until the client has gone, its keyword step counted.
+    const api = t.service.store.api.search;
+    const original = { corrections: api.corrections, keyword: api.keyword };
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reached = (): void => undefined;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    let keywordCalls = 0;
+    let correctionsDone = false;
+    api.corrections = async (text) => {
+      reached();
+      await held;
+      return original.corrections(text).finally(() => (correctionsDone = true));
+    };
+    api.keyword = (...args) => (keywordCalls++, original.keyword(...args));
+    try {
+      const client = new AbortController();
+      const answered = fetch(`${t.service.url}/api/search/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'sourdough starter', mode: 'keyword' }),
+        signal: client.signal,
+      }).then(
+        () => 'answered',
+        (err: unknown) => (err instanceof Error ? err.name : String(err)),
+      );
+      await atGate;
+      expect(t.service.search.running).to.equal(1);
+      client.abort();
+      expect(await answered).to.equal('AbortError');
+      // The service sees the connection close, and lets the search go (a new one would not share it).
+      await eventually(() => t.service.search.running === 0);
+      release();
+      // The typo step it was in ends (a keyword step would follow at once, in the same turn); none comes after it.
+      await eventually(() => correctionsDone);
+      expect(keywordCalls).to.equal(0);
+      const again = await search({ query: 'sourdough starter', mode: 'keyword' });
+      expect(names(again.results)).to.deep.equal(['sourdough.txt']);
+      expect(keywordCalls).to.equal(1);
+    } finally {
+      release();
+      api.corrections = original.corrections;
+      api.keyword = original.keyword;
+    }
   });
 });

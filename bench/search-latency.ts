@@ -14,6 +14,7 @@
  *   npm run bench:search -- --engine pglite                 (one engine: pglite | postgres | both)
  *   npm run bench:search -- --skip-scifact --ladder 5000,25000
  *   npm run bench:search -- --rebuild                       (build the rungs again: the stall figure)
+ *   npm run bench:search -- --typing                        (also: each query typed, the searches it supersedes closed)
  *   npm run bench:search -- --pg postgres://postgres@127.0.0.1:55432/postgres --clients 8 --queries 300
  *
  * PostgreSQL: --pg, else TEST_DATABASE_URL, else the server `bash .ci/postgres.sh` starts. The SciFact part works in
@@ -131,6 +132,44 @@ async function drive(
       }
     }),
   );
+  const cpu = process.cpuUsage(cpu0);
+  return { samples, seconds: (performance.now() - t0) / 1000, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** Word-by-word prefixes of a query typed before it: the searches its last keystroke supersedes. */
+const TYPED_PREFIXES = 5;
+/**
+ * Between two of them (ms): shorter than a search, as when searches answer slower than a person types past the web
+ * app's 250 ms pause (a large collection, a bulk run going on), so each superseded search is under way when closed.
+ */
+const TYPING_GAP_MS = 5;
+
+/**
+ * Typing, as the web app searches while a person types faster than the searches answer: each query's last
+ * TYPED_PREFIXES word-by-word prefixes are asked TYPING_GAP_MS apart, each request closed as the next is made,
+ * then the whole query, whose answer is timed from its request. Its baseline is the query asked alone: the ratio is
+ * what the superseded searches cost the one the person waits for.
+ */
+async function typing(bench: BenchService, queries: readonly string[], mode: Mode, scope?: Scope): Promise<Measured> {
+  const samples: Sample[] = [];
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < queries.length; i++) {
+    const words = queries[i]!.split(/\s+/);
+    const directory = scope?.(i);
+    const body = (query: string) => ({ query, mode, ...(directory ? { directory } : {}) });
+    let previous: AbortController | null = null;
+    for (let k = Math.max(1, words.length - TYPED_PREFIXES); k < words.length; k++) {
+      previous?.abort();
+      previous = new AbortController();
+      void search(bench, body(words.slice(0, k).join(' ')), previous.signal).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, TYPING_GAP_MS));
+    }
+    previous?.abort();
+    const started = performance.now();
+    const answer = await search(bench, body(queries[i]!));
+    samples.push({ ms: performance.now() - started, serverMs: answer.took_ms });
+  }
   const cpu = process.cpuUsage(cpu0);
   return { samples, seconds: (performance.now() - t0) / 1000, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
@@ -271,6 +310,15 @@ async function ladderPart(engine: Engine, tree: string, args: LadderArgs, option
       console.log(describeRow(many));
       out.latency.push(many);
     }
+    if (args.typing) {
+      for (const one of single) {
+        const typed = row(engine, files, `typing (${TYPED_PREFIXES} superseded)`, one.mode, await typing(bench, options.queries, one.mode, scope));
+        typed.baseline = one;
+        typed.synthetic = true;
+        console.log(describeRow(typed));
+        out.latency.push(typed);
+      }
+    }
   }
   if (args.build === 'direct' && args.stallFolders > 0) {
     const { rung, stall } = await stallRun(ladderOptions, args.stallFolders, (line) => console.log(line));
@@ -288,6 +336,8 @@ interface LadderArgs {
   stallFolders: number;
   /** Each query scoped to one folder of the rung (--form directory). */
   directoryScope: boolean;
+  /** The typing pass at each rung (--typing). */
+  typing: boolean;
 }
 
 /** The directory query i is scoped to, if any. */
@@ -435,6 +485,7 @@ const CLI = {
     ladder: { type: 'string', value: 'N,N,…', default: DEFAULT_RUNGS.join(','), description: 'rung sizes (files, multiples of 1,000)' },
     cache: { type: 'string', value: 'DIR', description: `generated files and built indexes, reused by later runs (default ${path.join(tmpdir(), 'filesift-bench-ladder')})` },
     rebuild: { type: 'boolean', description: 'build every rung again even when cached' },
+    typing: { type: 'boolean', description: `at each rung, a pass typing each query: its last ${TYPED_PREFIXES} word-by-word prefixes asked ${TYPING_GAP_MS} ms apart, each closed by the next, the whole query timed` },
     corpus: { type: 'string', value: 'topical|uniform', default: 'topical', description: 'synthetic text: each file about one SciFact document, or words drawn from the whole corpus (no pruning can help)' },
     build: { type: 'string', value: 'direct|api', default: 'direct', description: 'fill rungs in bulk (minutes), or every file through the API with the probe searching (hours at 100k)' },
     'stall-files': { type: 'string', value: 'N', default: '5000', description: 'files indexed through the API on top of the largest rung while the probe searches (direct builds; 0: none)' },
@@ -493,6 +544,7 @@ async function main(): Promise<void> {
     build: choiceOption('build', values.build, ['direct', 'api']),
     stallFolders: Math.ceil(nonNegativeInt('stall-files', values['stall-files']) / 1000),
     directoryScope: values.form === 'directory',
+    typing: values.typing,
     skipSciFact: values['skip-scifact'],
     modes: listOption('modes', values.modes, MODES),
     queries: positiveInt('queries', values.queries, undefined),

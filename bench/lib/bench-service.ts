@@ -120,10 +120,11 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<st
   return url.toString();
 }
 
-export async function callJson<T>(base: string, method: string, route: string, body?: unknown): Promise<T> {
+export async function callJson<T>(base: string, method: string, route: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const res = await fetch(base + route, {
     method,
     ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    ...(signal ? { signal } : {}),
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${route}: HTTP ${res.status} ${text.slice(0, 500)}`);
@@ -190,6 +191,11 @@ export interface SearchAnswer {
   took_ms: number;
 }
 
-export function search(bench: { url: string }, body: { query: string; limit?: number; mode?: string; facets?: boolean; directory?: string }): Promise<SearchAnswer> {
-  return callJson<SearchAnswer>(bench.url, 'POST', '/api/search/', body);
+/** A search; `signal` closes its request (as the web app drops the search of a keystroke it supersedes). */
+export function search(
+  bench: { url: string },
+  body: { query: string; limit?: number; mode?: string; facets?: boolean; directory?: string },
+  signal?: AbortSignal,
+): Promise<SearchAnswer> {
+  return callJson<SearchAnswer>(bench.url, 'POST', '/api/search/', body, signal);
 }

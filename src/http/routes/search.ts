@@ -55,6 +55,7 @@ export function searchRoutes(router: Router, { search }: AppDeps): void {
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) closed.abort();
     });
+    if (ctx.req.socket.destroyed) closed.abort(); // closed while the body was read: 'close' has come and gone
     let outcome: SearchOutcome;
     try {
       outcome = await search.search(

@@ -7,8 +7,8 @@
  *     0. nothing more when the index holds every lexeme of the text (most queries: the parse costs more than
  *        the probes);
  *     1. the query's words and their lexemes, read as the keyword index reads them (its parser's tokens and its
- *        stemmer, stop words included: KEYWORD_STEMMER); words under MIN_LENGTH letters are left alone (too many real words are one
- *        edit apart), and so are words over MAX_LENGTH (see there);
+ *        stemmer, stop words included: KEYWORD_STEMMER); words under MIN_LENGTH letters are left alone (too many
+ *        real words are one edit apart), and so are words over MAX_LENGTH (see there);
  *     2. those whose lexeme no posting holds, in the tail or in a sealed block (an index probe each; a word of a
  *        departed document lingers in its block until compaction: harmless for a suggestion);
  *   variants (oneEditVariants, here, then buildVariantsQuery)

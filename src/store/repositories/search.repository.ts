@@ -149,8 +149,8 @@ const ANALYZE_STATISTICS_TARGET: Record<(typeof ANALYZED_TABLES)[number], number
 /**
  * Text the snippet is cut from: the opening of a huge document, not all of it, crosses into JavaScript. Its first
  * 4 × SNIPPET_SOURCE_CHARS bytes (at least that many characters) are sent, and the characters counted here
- * (decodeTextHead): left() counted them in WebAssembly, ~0.2 ms a long text (10 → 11 ms of a page of 50 results,
- * the 50 longest Debian documents of bench:corpus's fifth, 21–31 ms with left()).
+ * (decodeTextHead): left() counted them in WebAssembly, ~0.2 ms a long text. describe() of the 50 longest Debian
+ * documents of bench:corpus's fifth: 24.7–29.5 → 16.8–20.6 CPU ms (docs/benchmarks/search-latency.md, stop 59).
  */
 const SNIPPET_SOURCE_CHARS = 20_000;
 

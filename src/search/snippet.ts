@@ -207,21 +207,7 @@ function bitCount(mask: number): number {
   return n;
 }
 
-function fragmentAt(words: WordList, first: number, size: number): Fragment {
-  const end = Math.min(words.length, first + size);
-  let terms = 0;
-  let matches = 0;
-  for (let i = first; i < end; i++) {
-    const term = words.terms[i]!;
-    if (term >= 0) {
-      terms |= bitOf(term);
-      matches++;
-    }
-  }
-  return { first, end, terms, matches };
-}
-
-/** The query lexemes and matches of a range of words that only moves forward: fragmentAt's answers, incrementally. */
+/** The query lexemes and matches of a range of words [first, end) that only moves forward, counted incrementally. */
 class SlidingWindow {
   readonly #counts = new Int32Array(30);
   #first = 0;
@@ -274,7 +260,7 @@ function chooseFragments(words: WordList, options: SnippetOptions): Fragment[] {
     if (start !== previousStart) candidates.push(window.at(start, Math.min(words.length, start + size)));
     previousStart = start;
   }
-  if (candidates.length === 0) return [fragmentAt(words, 0, size)];
+  if (candidates.length === 0) return [window.at(0, Math.min(words.length, size))]; // no match: the window never moved
 
   const chosen: Fragment[] = [];
   let shown = 0;

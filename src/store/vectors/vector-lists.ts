@@ -17,7 +17,8 @@
  */
 import { LargestK } from '../largest-k.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
-import { packedStride, packVectors, scorePacked } from './layout.js';
+import { packedStride, packVectors } from './layout.js';
+import { PackedScorer } from './packed-dot.js';
 import { ListTree, normalizeAt, splitInTwo, type TreeNode } from './lists.js';
 
 /** A list is split in two past this many vectors (bench:vector-lists --grow 256: recall and search time). */
@@ -207,6 +208,7 @@ export class VectorLists {
     let scores = new Float32Array(probed.reduce((n, list) => n + (lists.sizes[list] ?? 0), 0));
     let seqs = new Float64Array(scores.length);
     let scored = 0;
+    const scorer = new PackedScorer(unit, dim);
     await tx.readBytes(
       `SELECT seqs, ${tx.bytesColumn('vecs')} FROM vector_blocks WHERE model = $1 AND dim = $2 AND list = ANY($3::integer[])`,
       [model, dim, probed],
@@ -219,7 +221,7 @@ export class VectorLists {
             scores = grown(scores, new Float32Array(capacity));
             seqs = grown(seqs, new Float64Array(capacity));
           }
-          scorePacked(vecBytes, dim, unit, scores, scored);
+          scorer.score(vecBytes, scores, scored);
           const view = new DataView(seqBytes!.buffer, seqBytes!.byteOffset, seqBytes!.byteLength);
           for (let i = 0; i < n; i++) seqs[scored + i] = view.getFloat64(i * 8, true);
           scored += n;

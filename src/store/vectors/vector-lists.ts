@@ -15,9 +15,11 @@
  * Hand-written: the index layout is ours (docs/benchmarks/corpus.md, stops 56-57, for the measurements behind it):
  * on PGlite's one thread an HNSW insert cost ~0.45 ms a 100-d vector, a list's ~0.06 ms of JavaScript in the upkeep.
  */
+import { decodeInt4 } from '../binary.js';
 import { LargestK } from '../largest-k.js';
 import type { SqlDatabase, SqlExecutor } from '../sql.js';
 import { packedStride, packVectors } from './layout.js';
+import { LIST_CACHE_BYTES, ListCache } from './list-cache.js';
 import { PackedScorer } from './packed-dot.js';
 import { ListTree, normalizeAt, splitInTwo, type TreeNode } from './lists.js';
 
@@ -59,6 +61,8 @@ export interface VectorListsOptions {
   maxListSize?: number;
   /** Lists a search compares at least. */
   firstProbes?: number;
+  /** Bytes of lists read by searches kept for the next ones (list-cache.ts; 0: none, as on a server). */
+  cacheBytes?: number;
 }
 
 /** What one maintenance call did. */
@@ -107,6 +111,17 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   const copy = new Uint8Array(bytes.length);
   copy.set(bytes);
   return copy.buffer;
+}
+
+/** Byte arrays end to end, in a buffer of their own. */
+function joined(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** Rows to write in one statement: their bytes laid end to end in one parameter, cut in SQL. */
@@ -168,10 +183,17 @@ export class VectorLists {
   readonly #lists = new Map<string, Promise<Lists>>();
   /** Bytes of blocks written since the last VACUUM (PGlite). */
   #rewritten = 0;
+  readonly #cache: ListCache;
 
   constructor(options: VectorListsOptions = {}) {
     this.maxListSize = options.maxListSize ?? MAX_LIST_SIZE;
     this.firstProbes = options.firstProbes ?? FIRST_PROBES;
+    this.#cache = new ListCache(options.cacheBytes ?? 0);
+  }
+
+  /** Bytes of lists kept for searches (list-cache.ts). */
+  get cachedBytes(): number {
+    return this.#cache.bytes;
   }
 
   /** Lists a search probes first: FIRST_PROBES, or PROBE_SHARE of the lists when that is more. */
@@ -209,31 +231,61 @@ export class VectorLists {
     let seqs = new Float64Array(scores.length);
     let scored = 0;
     const scorer = new PackedScorer(unit, dim);
+    /** Scores `n` entries: their packed vectors, and their sequence numbers as `seqsAt` gives them. */
+    const take = (n: number, vecBytes: Uint8Array, seqsAt: (into: Float64Array, at: number) => void): void => {
+      if (scored + n > scores.length) {
+        const capacity = 2 * (scored + n);
+        scores = grown(scores, new Float32Array(capacity));
+        seqs = grown(seqs, new Float64Array(capacity));
+      }
+      scorer.score(vecBytes, scores, scored);
+      seqsAt(seqs, scored);
+      scored += n;
+    };
+    const k = key(model, dim);
+    const caching = this.#cache.budget > 0;
+    const missing: number[] = [];
+    for (const list of probed) {
+      const kept = caching ? this.#cache.get(k, list) : undefined;
+      if (kept) take(kept.seqs.length, kept.vecs, (into, at) => into.set(kept.seqs, at));
+      else missing.push(list);
+    }
+    if (missing.length === 0) return this.#found(scored, scores, seqs, probed.length, count);
+    // The lists not kept, read (with their numbers when they are to be kept: a list's blocks, in any order, are it).
+    const read = new Map<number, { seqs: Uint8Array[]; vecs: Uint8Array[] }>();
     await tx.readBytes(
-      `SELECT seqs, ${tx.bytesColumn('vecs')} FROM vector_blocks WHERE model = $1 AND dim = $2 AND list = ANY($3::integer[])`,
-      [model, dim, probed],
+      `SELECT seqs, ${tx.bytesColumn('vecs')}${caching ? ', list' : ''} FROM vector_blocks WHERE model = $1 AND dim = $2 AND list = ANY($3::integer[])`,
+      [model, dim, missing],
       (rows) => {
-        for (const [seqBytes, vecBytes] of rows) {
+        for (const [seqBytes, vecBytes, listBytes] of rows) {
           const n = (seqBytes?.length ?? 0) / 8;
           if (n === 0 || !vecBytes) continue;
-          if (scored + n > scores.length) {
-            const capacity = 2 * (scored + n);
-            scores = grown(scores, new Float32Array(capacity));
-            seqs = grown(seqs, new Float64Array(capacity));
-          }
-          scorer.score(vecBytes, scores, scored);
-          const view = new DataView(seqBytes!.buffer, seqBytes!.byteOffset, seqBytes!.byteLength);
-          for (let i = 0; i < n; i++) seqs[scored + i] = view.getFloat64(i * 8, true);
-          scored += n;
+          take(n, vecBytes, (into, at) => {
+            const view = new DataView(seqBytes!.buffer, seqBytes!.byteOffset, seqBytes!.byteLength);
+            for (let i = 0; i < n; i++) into[at + i] = view.getFloat64(i * 8, true);
+          });
+          if (!caching) continue;
+          // The rows are views on a buffer the engine reuses: copied to be kept.
+          const list = decodeInt4(listBytes ?? null);
+          let parts = read.get(list);
+          if (!parts) read.set(list, (parts = { seqs: [], vecs: [] }));
+          parts.seqs.push(seqBytes!.slice());
+          parts.vecs.push(vecBytes.slice());
         }
       },
     );
+    for (const [list, parts] of read) this.#cache.set(k, list, { seqs: new Float64Array(joined(parts.seqs).buffer), vecs: joined(parts.vecs) });
+    return this.#found(scored, scores, seqs, probed.length, count);
+  }
+
+  /** The candidates of a search's probed lists, their scores at hand. */
+  #found(scored: number, scores: Float32Array, seqs: Float64Array, probes: number, count: number): ListCandidates {
     const best = (keep: number): number[] => {
       const top = new LargestK(keep);
       for (let i = 0; i < scored; i++) top.push(scores[i]!, seqs[i]!);
       return top.values();
     };
-    return { scored, probes: probed.length, everyList: probed.length >= count, best };
+    return { scored, probes, everyList: probes >= count, best };
   }
 
   /**
@@ -241,6 +293,16 @@ export class VectorLists {
    * of the tail packed into their lists. Answers what it did.
    */
   async maintain(db: SqlDatabase, batch = 1000): Promise<VectorUpkeep> {
+    // Any step may change blocks: the lists kept for searches go, before it and after it (list-cache.ts).
+    this.#cache.clear();
+    try {
+      return await this.#maintain(db, batch);
+    } finally {
+      this.#cache.clear();
+    }
+  }
+
+  async #maintain(db: SqlDatabase, batch: number): Promise<VectorUpkeep> {
     const full = await this.#overfull();
     if (full) {
       this.#rewritten += await this.#guarded(full.key, () => this.#split(db, full.model, full.dim, full.lists, full.list));
@@ -302,6 +364,7 @@ export class VectorLists {
   /** Drops what is kept in memory: read again when next needed (tests; after a failed upkeep step). */
   forget(): void {
     this.#lists.clear();
+    this.#cache.clear();
   }
 
   #read(tx: SqlExecutor, model: string, dim: number): Promise<Lists> {
@@ -573,10 +636,11 @@ const perDatabase = new WeakMap<SqlDatabase, VectorLists>();
 
 /**
  * The vector lists of a database: one per database object, shared by its repositories (the searches that probe,
- * the upkeep that packs and splits). `options` count only at the first call for a database (tests).
+ * the upkeep that packs and splits), with a cache of lists on PGlite (list-cache.ts). `options` count only at the
+ * first call for a database (tests).
  */
 export function vectorListsOf(db: SqlDatabase, options?: VectorListsOptions): VectorLists {
   let lists = perDatabase.get(db);
-  if (!lists) perDatabase.set(db, (lists = new VectorLists(options)));
+  if (!lists) perDatabase.set(db, (lists = new VectorLists({ cacheBytes: db.engine === 'pglite' ? LIST_CACHE_BYTES : 0, ...options })));
   return lists;
 }

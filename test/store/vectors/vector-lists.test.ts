@@ -90,6 +90,29 @@ forEachEngine('vector lists in the store', (engine) => {
     for (const i of [0, 42, 119]) expect((await search(i)).map((h) => h.id), `file ${i}`).to.deep.equal(await exact(i));
   });
 
+  it('keeps the lists a search read for the next searches on PGlite (none on a server), none past an upkeep step', async () => {
+    for (let i = 0; i < 120; i++) await store.files.saveIndexed(write(i));
+    await upkeep();
+    const lists = vectorListsOf(db);
+    expect(lists.cachedBytes).to.equal(0);
+    // Every list probed: the first search reads them all, the second scores them from memory on PGlite.
+    for (const round of [1, 2]) {
+      for (const i of [0, 42, 119]) expect((await search(i)).map((h) => h.id), `file ${i}, round ${round}`).to.deep.equal(await exact(i));
+    }
+    if (engine === 'pglite') expect(lists.cachedBytes, 'every entry, 8 + 20 bytes each').to.equal(120 * (8 + 4 + DIM));
+    else expect(lists.cachedBytes).to.equal(0);
+    // New files packed into the lists just kept: a kept list left as it was would miss them (the tail is empty).
+    for (let i = 120; i < 150; i++) await store.files.saveIndexed(write(i));
+    await upkeep();
+    expect(await store.search.unpackedVectors()).to.equal(0);
+    expect(lists.cachedBytes, 'emptied by the upkeep').to.equal(0);
+    for (const i of [120, 133, 149]) {
+      const found = (await search(i)).map((h) => h.id);
+      expect(found, `file ${i}`).to.deep.equal(await exact(i));
+      expect(found).to.include(await idOf(`/d/f${i}.txt`));
+    }
+  });
+
   it('keeps every block of a list but its last full as packs append to it', async () => {
     vectorListsOf(db).maxListSize = 1000; // no splits: one list
     const perBlock = blockEntries(DIM);

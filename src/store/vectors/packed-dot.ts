@@ -1,8 +1,8 @@
 /**
  * A query's dot products with packed vectors (layout.ts), in WebAssembly with SIMD (packed-dot.wat): the inner loop
  * of a vector search, which scores every entry of the probed lists (~15,000 vectors of 100 components a hybrid
- * search at 5,000 files). Eight components an instruction, in integers: 0.17 ns a component against 1.4 for
- * layout.ts's scorePacked in JavaScript (the same blocks, one process), 0.27 against 2.2 ms a search's lists.
+ * search at 5,000 files). Eight components an instruction, in integers: 0.2 ns a component against 1.4 for
+ * layout.ts's scorePacked in JavaScript (`npm run bench:packed-dot`: 0.29 against 2.13 ms a search's lists).
  * Hand-written for the reason layout.ts gives: no library reads our rows.
  *
  * The query is quantized to 16-bit integers (its components over its largest one's Q-th, Q ≤ 32,767 and small

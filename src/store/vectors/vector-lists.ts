@@ -231,39 +231,43 @@ export class VectorLists {
     let seqs = new Float64Array(scores.length);
     let scored = 0;
     const scorer = new PackedScorer(unit, dim);
-    /** Scores `n` entries: their packed vectors, and their sequence numbers as `seqsAt` gives them. */
-    const take = (n: number, vecBytes: Uint8Array, seqsAt: (into: Float64Array, at: number) => void): void => {
+    /** Room for `n` more entries: where they go (the arrays grown when the lists hold more than counted). */
+    const room = (n: number): number => {
       if (scored + n > scores.length) {
         const capacity = 2 * (scored + n);
         scores = grown(scores, new Float32Array(capacity));
         seqs = grown(seqs, new Float64Array(capacity));
       }
-      scorer.score(vecBytes, scores, scored);
-      seqsAt(seqs, scored);
       scored += n;
+      return scored - n;
     };
     const k = key(model, dim);
     const caching = this.#cache.budget > 0;
     const missing: number[] = [];
     for (const list of probed) {
       const kept = caching ? this.#cache.get(k, list) : undefined;
-      if (kept) take(kept.seqs.length, kept.vecs, (into, at) => into.set(kept.seqs, at));
-      else missing.push(list);
+      if (!kept) {
+        missing.push(list);
+        continue;
+      }
+      const at = room(kept.seqs.length);
+      scorer.score(kept.vecs, scores, at);
+      seqs.set(kept.seqs, at);
     }
     if (missing.length === 0) return this.#found(scored, scores, seqs, probed.length, count);
-    // The lists not kept, read (with their numbers when they are to be kept: a list's blocks, in any order, are it).
+    // The lists not kept, read (a list's blocks, in any order, are the list: kept whole when caching).
     const read = new Map<number, { seqs: Uint8Array[]; vecs: Uint8Array[] }>();
     await tx.readBytes(
-      `SELECT seqs, ${tx.bytesColumn('vecs')}${caching ? ', list' : ''} FROM vector_blocks WHERE model = $1 AND dim = $2 AND list = ANY($3::integer[])`,
+      `SELECT seqs, ${tx.bytesColumn('vecs')}, list FROM vector_blocks WHERE model = $1 AND dim = $2 AND list = ANY($3::integer[])`,
       [model, dim, missing],
       (rows) => {
         for (const [seqBytes, vecBytes, listBytes] of rows) {
           const n = (seqBytes?.length ?? 0) / 8;
           if (n === 0 || !vecBytes) continue;
-          take(n, vecBytes, (into, at) => {
-            const view = new DataView(seqBytes!.buffer, seqBytes!.byteOffset, seqBytes!.byteLength);
-            for (let i = 0; i < n; i++) into[at + i] = view.getFloat64(i * 8, true);
-          });
+          const at = room(n);
+          scorer.score(vecBytes, scores, at);
+          const view = new DataView(seqBytes!.buffer, seqBytes!.byteOffset, seqBytes!.byteLength);
+          for (let i = 0; i < n; i++) seqs[at + i] = view.getFloat64(i * 8, true);
           if (!caching) continue;
           // The rows are views on a buffer the engine reuses: copied to be kept.
           const list = decodeInt4(listBytes ?? null);

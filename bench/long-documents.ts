@@ -37,6 +37,7 @@ import { listOption, nonNegativeInt, positiveInt, positiveIntList, readBenchArgs
 import { loadKeptWrites } from './lib/kept-index.js';
 import { markdownTable } from './lib/search-bench.js';
 import { seededRandom } from './lib/synthetic.js';
+import { cpuMsSince } from './lib/proc.js';
 
 const VARIANT_KINDS = ['all', 'first', 'pool', 'wide'] as const;
 
@@ -81,10 +82,6 @@ interface Query {
   chunk: number;
 }
 
-const cpuMs = (since: NodeJS.CpuUsage): number => {
-  const u = process.cpuUsage(since);
-  return (u.user + u.system) / 1000;
-};
 const collapse = (s: string): string => s.replace(/\s+/g, ' ');
 
 /** Seeded known-item queries from the long documents' text beyond their first two chunks. */
@@ -156,7 +153,7 @@ async function measure(name: string, writes: IndexedFileWrite[], chunksOf: Embed
   } finally {
     await db.close();
   }
-  const writeCpuMs = cpuMs(start);
+  const writeCpuMs = cpuMsSince(start);
   const bench = await startBenchService({ dataDir });
   const score = async (mode: 'semantic' | 'hybrid', only: (q: Query) => boolean = () => true) => {
     let found = 0;
@@ -194,7 +191,7 @@ async function embedAll(writes: IndexedFileWrite[], embedder: StaticEmbedder): P
   const start = process.cpuUsage();
   const chunksOf: EmbeddedChunk[][] = [];
   for (const w of writes) chunksOf.push((await embedText(w.text, w.analysis.title, embedder)).chunks);
-  return { chunksOf, cpu: cpuMs(start) };
+  return { chunksOf, cpu: cpuMsSince(start) };
 }
 
 try {

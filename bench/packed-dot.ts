@@ -7,7 +7,6 @@
  * vectors and queries. Prints CPU ms a search, ns a component, and the largest difference between the two.
  *   npm run bench:packed-dot -- [--dims 100,384,768] [--vectors N] [--rounds N]
  */
-import { loadavg } from 'node:os';
 import { packVectors, scorePacked } from '../src/store/vectors/layout.js';
 import { normalizeAt } from '../src/store/vectors/lists.js';
 import { PackedScorer } from '../src/store/vectors/packed-dot.js';
@@ -15,6 +14,7 @@ import { blockEntries } from '../src/store/vectors/vector-lists.js';
 import { seededRandom } from '../scripts/lib/seeded-random.js';
 import { positiveInt, positiveIntList, readBenchArgs } from './lib/cli.js';
 import { markdownTable } from './lib/search-bench.js';
+import { cpuMsSince, loadAverages } from './lib/proc.js';
 
 const { dims, vectors, rounds } = readBenchArgs(
   {
@@ -30,11 +30,6 @@ const { dims, vectors, rounds } = readBenchArgs(
 );
 
 const QUERIES = 20;
-const cpuMs = (since: NodeJS.CpuUsage): number => {
-  const u = process.cpuUsage(since);
-  return (u.user + u.system) / 1000;
-};
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 function units(n: number, dim: number, next: () => number): Float32Array {
   const out = new Float32Array(n * dim);
@@ -45,7 +40,7 @@ function units(n: number, dim: number, next: () => number): Float32Array {
   return out;
 }
 
-console.log(`${vectors} packed vectors a search, ${QUERIES} queries a round, ${rounds} rounds alternated; load ${load()}`);
+console.log(`${vectors} packed vectors a search, ${QUERIES} queries a round, ${rounds} rounds alternated; load ${loadAverages()}`);
 const rows: string[][] = [];
 for (const dim of dims) {
   const next = seededRandom(dim);
@@ -84,7 +79,7 @@ for (const dim of dims) {
     for (const name of (round % 2 === 0 ? ['javascript', 'webassembly'] : ['webassembly', 'javascript']) as (keyof typeof kernels)[]) {
       const start = process.cpuUsage();
       for (const q of queries) kernels[name](q);
-      if (round > 0) ms[name].push(cpuMs(start) / QUERIES);
+      if (round > 0) ms[name].push(cpuMsSince(start) / QUERIES);
     }
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -99,4 +94,4 @@ console.log(
     rows,
   ),
 );
-console.log(`load at the end ${load()}`);
+console.log(`load at the end ${loadAverages()}`);

@@ -10,7 +10,6 @@
  * are timed (only those after the last piece: the postings).
  */
 import path from 'node:path';
-import { loadavg } from 'node:os';
 import { parseLimits } from '../src/indexing/indexer.js';
 import { indexedFileWrite } from '../src/indexing/indexed-write.js';
 import { parseFile } from '../src/pipeline/stages/parse.js';
@@ -24,6 +23,7 @@ import { parseCommandLine, usage } from '../src/lib/command-line.js';
 import { applyKeywordSchema } from './lib/keyword-db.js';
 import { markdownTable } from './lib/search-bench.js';
 import { positiveInt } from './lib/cli.js';
+import { loadAverages } from './lib/proc.js';
 
 const cli = {
   command: 'npm run bench:publish --',
@@ -37,7 +37,6 @@ if (help || positionals.length === 0) {
   process.exit(help ? 0 : 2);
 }
 const rounds = positiveInt('rounds', values.rounds);
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 const limits = parseLimits(defaultSettings().indexing);
 const writes: { name: string; write: IndexedFileWrite }[] = [];
@@ -56,7 +55,7 @@ for (const file of positionals.map((f) => path.resolve(f))) {
     }),
   });
 }
-console.log(`${writes.length} files; parts of ${LARGE_DOCUMENT_POSTINGS} words; load ${load()}`);
+console.log(`${writes.length} files; parts of ${LARGE_DOCUMENT_POSTINGS} words; load ${loadAverages()}`);
 
 async function publish(write: IndexedFileWrite, maxPostings: number): Promise<{ words: number; calls: number[] }> {
   const db = await openPglite(null);
@@ -84,7 +83,7 @@ for (let round = 1; round <= rounds; round++) {
     for (const [variant, bound] of [[`${LARGE_DOCUMENT_POSTINGS} a call`, LARGE_DOCUMENT_POSTINGS], ['whole, one call (as before sql/0020)', 2 ** 31 - 1]] as const) {
       const { words, calls } = await publish(write, bound);
       const sum = calls.reduce((a, b) => a + b, 0);
-      table.push([String(round), path.basename(name), String(words), variant, String(calls.length), Math.max(0, ...calls).toFixed(0), sum.toFixed(0), load()]);
+      table.push([String(round), path.basename(name), String(words), variant, String(calls.length), Math.max(0, ...calls).toFixed(0), sum.toFixed(0), loadAverages()]);
     }
   }
 }

@@ -11,7 +11,6 @@
  * each batch in slices of 64 documents, as upkeep seals a bulk run; only the seal calls are timed.
  */
 import path from 'node:path';
-import { loadavg } from 'node:os';
 import { parseLimits } from '../src/indexing/indexer.js';
 import { parseFile } from '../src/pipeline/stages/parse.js';
 import { defaultSettings } from '../src/settings/schema.js';
@@ -21,6 +20,7 @@ import { positiveInt, readBenchArgs } from './lib/cli.js';
 import { listFiles } from './lib/files.js';
 import { applyKeywordSchema, insertFiles, type FileRowInput } from './lib/keyword-db.js';
 import { markdownTable } from './lib/search-bench.js';
+import { loadAverages } from './lib/proc.js';
 
 const { dir, every, rounds, large } = readBenchArgs(
   {
@@ -41,7 +41,6 @@ const { dir, every, rounds, large } = readBenchArgs(
 
 const BATCH = 256;
 const SLICE = 64;
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 const files = (await listFiles(dir)).sort().filter((_, i) => i % every === 0);
 const limits = parseLimits(defaultSettings().indexing);
@@ -52,7 +51,7 @@ for (const file of files) {
   const { doc } = outcome;
   rows.push({ path: file, filename: doc.filename, extension: doc.extension, ...(doc.metadata.title ? { title: doc.metadata.title } : {}), content: doc.text });
 }
-console.log(`${rows.length} texts of ${files.length} files (every ${every}) in ${dir}; large: more than ${large} distinct words; load ${load()}`);
+console.log(`${rows.length} texts of ${files.length} files (every ${every}) in ${dir}; large: more than ${large} distinct words; load ${loadAverages()}`);
 
 interface Sealed {
   cpuMs: number;
@@ -93,7 +92,7 @@ const table: string[][] = [];
 for (let round = 1; round <= rounds; round++) {
   for (const variant of variants) {
     const r = await sealRun(variant.large);
-    table.push([String(round), variant.name, (r.cpuMs / Math.max(1, rows.length)).toFixed(2), String(r.calls), r.longestMs.toFixed(0), String(r.blocks), load()]);
+    table.push([String(round), variant.name, (r.cpuMs / Math.max(1, rows.length)).toFixed(2), String(r.calls), r.longestMs.toFixed(0), String(r.blocks), loadAverages()]);
   }
 }
 console.log(markdownTable(['round', 'large documents sealed', 'sealing CPU ms a file', 'seal calls', 'longest call (ms)', 'blocks before compaction', 'load'], table));

@@ -29,7 +29,7 @@
  * to the directory it opens).
  */
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPglite, type PgliteDatabase } from '../src/store/engines/pglite.js';
 import { loadKeptWrites } from './lib/kept-index.js';
@@ -41,6 +41,7 @@ import { LARGE_DOCUMENT_POSTINGS } from '../src/store/keyword/maintenance.js';
 import type { SqlExecutor } from '../src/store/sql.js';
 import { nonNegativeInt, readBenchArgs } from './lib/cli.js';
 import { markdownTable } from './lib/search-bench.js';
+import { cpuMsSince, loadAverages } from './lib/proc.js';
 
 const { dir, files: fileLimit, whole, largest, tail } = readBenchArgs(
   {
@@ -89,11 +90,6 @@ interface Measured {
   packCpuMs: number | null;
 }
 
-const cpuMs = (since: NodeJS.CpuUsage): number => {
-  const u = process.cpuUsage(since);
-  return (u.user + u.system) / 1000;
-};
-
 /** A fresh database under the scratch directory, its store, and the files repository --whole asks for. */
 async function openReplay(dataDir: string): Promise<{ db: PgliteDatabase; store: StoreApi; files: FilesRepository }> {
   const db = await openPglite(dataDir);
@@ -131,13 +127,13 @@ async function replay(writes: IndexedFileWrite[], variant: Variant): Promise<Mea
     const walls: number[] = [];
     const start = process.cpuUsage();
     for (const w of writes) walls.push(...(await writeTimed(files, store.search, variant === 'no-chunks' ? { ...w, chunks: [] } : w)).calls);
-    const writeCpuMs = cpuMs(start);
+    const writeCpuMs = cpuMsSince(start);
     const slowestMs = walls.sort((a, b) => b - a).slice(0, 5);
     let packCpuMs: number | null = null;
     if (variant === 'full' && dimension > 0) {
       const packing = process.cpuUsage();
       while ((await store.search.maintainVectors()).more);
-      packCpuMs = cpuMs(packing);
+      packCpuMs = cpuMsSince(packing);
     }
     return { variant, writeCpuMs, slowestMs, packCpuMs };
   } finally {
@@ -242,9 +238,6 @@ async function printSplit(writes: IndexedFileWrite[]): Promise<void> {
   );
 }
 
-/** The load average, for the tables' first and last lines. */
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
-
 /** Marks the variant whose SQL is the database's publish function with its tail rows ordered by lexeme. */
 const ORDERED_PUBLISH = '(publish ordered by lexeme)';
 
@@ -291,10 +284,10 @@ async function replayTail(writes: IndexedFileWrite[], sql: string): Promise<{ pe
       if ((i + 1) % TAIL_SEAL_EVERY === 0 || i === writes.length - 1) {
         const sealStart = process.cpuUsage();
         await store.search.sealKeywords(TAIL_SEAL_EVERY);
-        sealMs += cpuMs(sealStart);
+        sealMs += cpuMsSince(sealStart);
       }
     }
-    return { perFile: cpuMs(start) / writes.length, sealPerFile: sealMs / writes.length };
+    return { perFile: cpuMsSince(start) / writes.length, sealPerFile: sealMs / writes.length };
   } finally {
     await db.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -302,7 +295,7 @@ async function replayTail(writes: IndexedFileWrite[], sql: string): Promise<{ pe
 }
 
 async function printTail(writes: IndexedFileWrite[], rounds: number): Promise<void> {
-  console.log(`${writes.length} files from ${dir}, written without chunks, sealed ${TAIL_SEAL_EVERY} documents at a time; ${rounds} rounds; load ${load()}`);
+  console.log(`${writes.length} files from ${dir}, written without chunks, sealed ${TAIL_SEAL_EVERY} documents at a time; ${rounds} rounds; load ${loadAverages()}`);
   const names = Object.keys(TAIL_VARIANTS);
   const measured = new Map<string, { perFile: number; sealPerFile: number }[]>(names.map((name) => [name, []]));
   for (let round = 1; round <= rounds; round++) {
@@ -318,11 +311,11 @@ async function printTail(writes: IndexedFileWrite[], rounds: number): Promise<vo
       names.map((name) => [name, ...measured.get(name)!.map((m) => `${m.perFile.toFixed(2)} (${m.sealPerFile.toFixed(2)})`)]),
     ),
   );
-  console.log(`load at the end ${load()}`);
+  console.log(`load at the end ${loadAverages()}`);
 }
 
 async function printLargest(writes: IndexedFileWrite[]): Promise<void> {
-  console.log(`${writes.length} files from ${dir}, written without chunks, then sealed one document at a time; load ${load()}`);
+  console.log(`${writes.length} files from ${dir}, written without chunks, then sealed one document at a time; load ${loadAverages()}`);
   const rows = await largestDocuments(writes);
   console.log(
     markdownTable(
@@ -339,7 +332,7 @@ async function printLargest(writes: IndexedFileWrite[]): Promise<void> {
       ]),
     ),
   );
-  console.log(`load at the end ${load()}`);
+  console.log(`load at the end ${loadAverages()}`);
 }
 
 try {

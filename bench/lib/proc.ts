@@ -4,6 +4,7 @@
  * its whole process tree (a program that runs helpers, as Recoll runs its filters). Linux only.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on every Linux build that matters). */
 const TICKS = 100;
@@ -197,3 +198,15 @@ export function shebangCommand(file: string): { env: Record<string, string>; nod
   // words[at] is the interpreter (node); what follows it are its flags
   return { env, nodeArgs: words.slice(at + 1).filter((w) => w.startsWith('-')) };
 }
+
+/** This process's CPU (user and system, every thread) since `since`, in ms. */
+export function cpuMsSince(since: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1000;
+}
+
+/** The load averages (1, 5 and 15 minutes) as a bench prints them on its first and last lines. */
+export const loadAverages = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');

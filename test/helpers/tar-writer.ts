@@ -26,6 +26,25 @@ export async function writeTar(entries: readonly TarEntrySpec[]): Promise<Buffer
   return Buffer.concat(chunks);
 }
 
+/**
+ * A tar whose first entry is a directory header that gives a size, then `entries`: CPython's testtar.tar
+ * ("ustar/dirtype-with-size"). No data follows it: readers (GNU tar, Python's tarfile, tar-stream) read none for a
+ * directory. tar-stream writes no such header: it is made from the first entry's, renamed, typed '5' and re-summed.
+ */
+export async function writeTarWithSizedDirectory(directory: string, size: number, entries: readonly TarEntrySpec[]): Promise<Buffer> {
+  const rest = await writeTar(entries);
+  const header = Buffer.from(rest.subarray(0, 512));
+  header.fill(0, 0, 100);
+  header.write(directory, 0, 'latin1');
+  header.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'latin1');
+  header[156] = 0x35; // '5': a directory
+  header.fill(0x20, 148, 156);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+  return Buffer.concat([header, rest]);
+}
+
 /** A .tar.gz holding one member of `bytes` copies of `fill`, written as a stream (never whole in memory). */
 export async function writeTarGzBomb(file: string, memberName: string, bytes: number, fill = 'a'): Promise<void> {
   const pack = tar.pack();

@@ -9,7 +9,7 @@ import type { ParsedDocument } from '../../../src/pipeline/types.js';
 import { tempTree, type TempTree } from '../../helpers/files.js';
 import { docx, nestedZip, writePdf } from '../../helpers/torture-files.js';
 import { write7z } from '../../helpers/sevenzip-writer.js';
-import { writeTar, writeTarGzBomb } from '../../helpers/tar-writer.js';
+import { writeTar, writeTarGzBomb, writeTarWithSizedDirectory } from '../../helpers/tar-writer.js';
 import { writeZip } from '../../helpers/zip-writer.js';
 
 const OPTIONS: ParseOptions = { maxFileBytes: 50_000_000, maxTextChars: 100_000 };
@@ -184,6 +184,16 @@ describe('archive members', () => {
       expect(doc.textTruncated).to.equal(true);
       expect(doc.note).to.match(/the archive ends early, after 2 members/);
     });
+  });
+
+  it('reads past a directory header that gives a size (CPython\'s testtar.tar held a thread until its timeout)', async () => {
+    const file = await tree.write(
+      'sized-directory.tar',
+      await writeTarWithSizedDirectory('ustar/dirtype-with-size/', 255, [{ name: 'ustar/after.txt', data: 'The member after the directory mentions the grebe.' }]),
+    );
+    const doc = await parsed(file);
+    expect(doc.text).to.contain('[ustar/after.txt]');
+    expect(doc.text).to.contain('grebe');
   });
 
   it('says why a RAR archive is indexed by name only', async () => {

@@ -17,6 +17,11 @@ const PKCS7_OID = Buffer.from([0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0
  */
 export function knownBinary(head: Buffer): { format: string; mime: string } | null {
   if (head.subarray(0, 9).toString('latin1') === 'SIMPLE  =') return { format: 'image', mime: 'image/fits' };
+  // ar: static libraries (.a, .lib) and Debian packages. Its symbol table's big-endian offsets can pass for UTF-16.
+  if (head.subarray(0, 8).toString('latin1') === '!<arch>\n') {
+    const deb = head.subarray(8, 24).toString('latin1').startsWith('debian-binary');
+    return { format: 'archive', mime: deb ? 'application/vnd.debian.binary-package' : 'application/x-archive' };
+  }
   if (head[0] === 0x30 && head.subarray(0, 24).includes(PKCS7_OID)) {
     return { format: 'binary', mime: 'application/pkcs7-mime' };
   }

@@ -195,26 +195,56 @@ function windowLooksLikeText(sample: Uint8Array): boolean {
   return suspicious * 20 < sample.length;
 }
 
+/**
+ * Whether one window of UTF-16 (the given byte order, starting on a code unit) looks like text: no NUL code unit,
+ * under 5 % C0 controls (those of TEXT_CONTROLS apart) and lone surrogates. A binary whose opening happens to show
+ * UTF-16's NUL pattern fails here where its body holds runs of zeros (an ar archive's symbol table of big-endian
+ * offsets, then its object files: a 6 MB Rust static library read as 1.9 million characters of UTF-16).
+ */
+function utf16WindowLooksLikeText(sample: Uint8Array, encoding: 'utf-16le' | 'utf-16be'): boolean {
+  const units = sample.length >> 1;
+  const low = encoding === 'utf-16le' ? 0 : 1;
+  let suspicious = 0;
+  let pendingHigh = false;
+  for (let i = 0; i < units; i++) {
+    const unit = sample[2 * i + low]! | (sample[2 * i + 1 - low]! << 8);
+    if (unit === 0) return false;
+    const isHigh = unit >= 0xd800 && unit <= 0xdbff;
+    const isLow = unit >= 0xdc00 && unit <= 0xdfff;
+    if ((pendingHigh && !isLow) || (isLow && !pendingHigh && i > 0)) suspicious++;
+    pendingHigh = isHigh;
+    if (unit < 0x20 && ((TEXT_CONTROLS >>> unit) & 1) === 0) suspicious++;
+  }
+  return suspicious * 20 < Math.max(1, units);
+}
+
 const HEAD_WINDOW = 8192;
 const WINDOW = 4096;
 /** Windows sampled after the head: a binary body is found wherever it starts, at bounded cost (256 KB read). */
 const SAMPLED_WINDOWS = 64;
 
 /**
- * Whether bytes look like text in some encoding rather than binary data: no NUL bytes outside UTF-16/32 and few
- * control characters, in the first 8 KB and in windows spread over the rest (a text header over binary data,
- * as FITS images and signed or scientific formats have, is binary).
+ * Whether bytes look like text in some encoding rather than binary data, in the first 8 KB and in windows spread
+ * over the rest (a text header over binary data, as FITS images and signed or scientific formats have, is
+ * binary): UTF-16 (by its byte-order mark or its NUL pattern) by its code units, anything else by its bytes (no
+ * NUL, few control characters). A UTF-8 or UTF-32 byte-order mark is taken at its word.
  */
 export function looksLikeText(bytes: Uint8Array): boolean {
   if (bytes.length === 0) return true;
-  if (bomEncoding(bytes) || utf16WithoutBom(bytes)) return true;
-  if (!windowLooksLikeText(bytes.subarray(0, HEAD_WINDOW))) return false;
+  const bom = bomEncoding(bytes)?.encoding;
+  const utf16 = bom === 'utf-16le' || bom === 'utf-16be' ? bom : bom === undefined ? utf16WithoutBom(bytes) : undefined;
+  if (bom !== undefined && utf16 === undefined) return true;
+  const looks = utf16 === undefined ? windowLooksLikeText : (window: Uint8Array) => utf16WindowLooksLikeText(window, utf16);
+  // UTF-16's windows start on a code unit: an even offset (after a BOM too, which is one unit).
+  const align = utf16 === undefined ? 1 : 2;
+  if (!looks(bytes.subarray(0, HEAD_WINDOW))) return false;
   const rest = bytes.length - HEAD_WINDOW;
   if (rest <= 0) return true;
   const windows = Math.min(SAMPLED_WINDOWS, Math.ceil(rest / WINDOW));
   for (let i = 0; i < windows; i++) {
-    const at = HEAD_WINDOW + Math.floor(((rest - Math.min(rest, WINDOW)) * (i + 1)) / windows);
-    if (!windowLooksLikeText(bytes.subarray(at, at + WINDOW))) return false;
+    const offset = HEAD_WINDOW + Math.floor(((rest - Math.min(rest, WINDOW)) * (i + 1)) / windows);
+    const at = offset - (offset % align);
+    if (!looks(bytes.subarray(at, at + WINDOW))) return false;
   }
   return true;
 }

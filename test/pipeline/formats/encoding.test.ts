@@ -114,4 +114,22 @@ describe('looksLikeText', () => {
     expect(looksLikeText(window([0], 1000))).to.equal(false);
     expect(looksLikeText(window([31, 8, 14, 28, 29, 30], 10))).to.equal(false);
   });
+
+  it("reads UTF-16 by its code units through the whole file, not by its opening's NUL pattern alone", () => {
+    const latin = 'The osprey census counts every nest on the estuary. ';
+    const mixed = `${latin.repeat(200)}${'鱼鹰巢穴调查覆盖整个河口。'.repeat(2000)}${latin.repeat(200)}`;
+    expect(looksLikeText(Buffer.from(mixed, 'utf16le'))).to.equal(true);
+    expect(looksLikeText(Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(mixed, 'utf-16be')]))).to.equal(true);
+    // An opening that shows UTF-16's pattern (an ar symbol table's big-endian offsets: 00 03 75 90 ...), then a
+    // body of object code and zero padding: binary, wherever the body starts.
+    const offsets = Buffer.alloc(12_000);
+    for (let i = 0; i < offsets.length; i += 4) offsets.set([0x00, 0x03, 0x75, 0x90], i);
+    expect(utf16WithoutBom(offsets)).to.equal('utf-16be');
+    const body = Buffer.alloc(200_000);
+    for (let i = 0; i < body.length; i += 64) body.set([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01], i);
+    expect(looksLikeText(Buffer.concat([offsets, body]))).to.equal(false);
+    expect(looksLikeText(Buffer.concat([Buffer.from(latin.repeat(400), 'utf16le'), body]))).to.equal(false);
+    // A NUL code unit in the opening alone is enough: UTF-16 text has none.
+    expect(looksLikeText(Buffer.concat([Buffer.from(latin.repeat(20), 'utf16le'), Buffer.alloc(8), Buffer.from(latin.repeat(20), 'utf16le')]))).to.equal(false);
+  });
 });

@@ -97,6 +97,24 @@ describe('parseFile on hostile input', function () {
     }
   });
 
+  it('takes a static library (ar) and a text-named file of UTF-16-looking binary for binary: no text', async () => {
+    // The opening of a Rust toolchain's librustc-stable_rt.asan.a: ar's magic, a member header, the symbol table's
+    // big-endian offsets; it was read as 1.9 million characters of UTF-16.
+    const symbols = Buffer.alloc(16_000);
+    for (let i = 0; i < symbols.length; i += 4) symbols.set([0x00, 0x03, 0x75, 0x90], i);
+    const objects = Buffer.alloc(300_000);
+    for (let i = 0; i < objects.length; i += 64) objects.set([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01], i);
+    const member = Buffer.from(`${'/'.padEnd(16)}${'0'.padEnd(12)}${'0'.padEnd(6)}${'0'.padEnd(6)}${'0'.padEnd(8)}${String(symbols.length).padEnd(10)}\u0060\n`, 'latin1');
+    await writeFile(at('librt.a'), Buffer.concat([Buffer.from('!<arch>\n', 'latin1'), member, symbols, objects]));
+    await writeFile(at('table.txt'), Buffer.concat([symbols, objects]));
+    const library = expectOk(await parseFile(at('librt.a'), OPTIONS));
+    expect(library.text).to.equal('');
+    expect([library.format, library.mime]).to.deep.equal(['archive', 'application/x-archive']);
+    const table = expectOk(await parseFile(at('table.txt'), OPTIONS));
+    expect(table.text).to.equal('');
+    expect(table.format).to.equal('binary');
+  });
+
   it("reads an Outlook MSG's 8-bit strings in the code page it names (Big5), not cp1252", async () => {
     await writeFile(at('big5.msg'), big5Msg());
     const doc = expectOk(await parseFile(at('big5.msg'), OPTIONS));

@@ -3,7 +3,7 @@ import { underPattern } from '../queries/params.js';
 import { toIso } from '../time.js';
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../sql.js';
 import { holdTail } from '../vectors/vector-lists.js';
-import { KEYWORD_SLICE_PIECES, KEYWORD_SLICED_FROM_CHARS, sliceKeywords } from '../keyword/slices.js';
+import { KEYWORD_SLICE_MS, KEYWORD_SLICE_PIECES, KEYWORD_SLICED_FROM_CHARS, sliceKeywords } from '../keyword/slices.js';
 import type { ContentKeysPage, KnownCursor, KnownUnderPage, ExcludedFile, ExcludedFileWrite, FailedFileWrite, FileContentPage, FileRecord, FileStats, FileSummary, IndexedFileWrite, KnownFile } from './files.types.js';
 
 export type * from './files.types.js';
@@ -88,6 +88,8 @@ export interface FilesRepositoryOptions {
   knownPageRows?: number;
   /** Pieces of a long text's keyword index per statement (keyword/slices.ts; 0: all at once, tests compare). */
   keywordSlicePieces?: number;
+  /** A slice stops after the piece that reaches this many ms (keyword/slices.ts, KEYWORD_SLICE_MS; 0: one piece). */
+  keywordSliceMs?: number;
 }
 
 
@@ -312,6 +314,7 @@ export async function replaceChunks(
 export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryOptions = {}): FilesRepository {
   const pageRows = options.knownPageRows ?? KNOWN_PAGE_ROWS;
   const slicePieces = options.keywordSlicePieces ?? KEYWORD_SLICE_PIECES;
+  const sliceMs = options.keywordSliceMs ?? KEYWORD_SLICE_MS;
   return {
     async known(paths) {
       if (paths.length === 0) return [];
@@ -339,7 +342,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
 
     saveIndexed(file) {
       return db.transaction(async (tx) => {
-        if (file.text.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces);
+        if (file.text.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces, sliceMs);
         const { id, existed } = await upsertFacts(tx, file, {
           content_hash: file.contentHash,
           format: file.format,
@@ -459,7 +462,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
         );
         const source = rows[0];
         if (!source) throw new Error(`saveCopy: no file with id ${sourceId}`);
-        if (typeof source.content === 'string' && source.content.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces);
+        if (typeof source.content === 'string' && source.content.length > KEYWORD_SLICED_FROM_CHARS) await sliceKeywords(tx, slicePieces, sliceMs);
         const { id, existed } = await upsertFacts(tx, { facts, mtimeMs, jobId }, { ...source, status: 'indexed', error_code: null, error: null });
         await copyChunks(tx, db.engine, id, sourceId, existed);
         return id;
@@ -469,7 +472,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
     move(from, to, facts, mtimeMs, jobId) {
       return db.transaction(async (tx) => {
         // A new file name re-indexes the file's keywords: a long text's in slices (its caller continues them).
-        await sliceKeywords(tx, slicePieces);
+        await sliceKeywords(tx, slicePieces, sliceMs);
         // A file already indexed (or excluded) at the destination is replaced by the moved one.
         await tx.query('DELETE FROM files WHERE path = $1', [to]);
         await forgetExcluded(tx, to);

@@ -4,7 +4,7 @@ import { searchKeyword, type KeywordSearchResult } from '../keyword/search.js';
 import { listCandidates, type CandidateListing } from '../keyword/candidates.js';
 import { LARGE_DOCUMENT_POSTINGS, sealKeywordIndex, type SealProgress } from '../keyword/maintenance.js';
 import { compactKeywordIndex, type CompactionProgress, type CompactionSlice, type CompactionStart } from '../keyword/compaction.js';
-import { KEYWORD_SLICE_PIECES } from '../keyword/slices.js';
+import { KEYWORD_SLICE_MS, KEYWORD_SLICE_PIECES, sliceBudget } from '../keyword/slices.js';
 import type { CandidateFilters } from '../queries/filters.js';
 import { findCorrections, type CorrectionRow } from '../keyword/lexicon.js';
 import type { ParsedQuery } from '../queries/parsed-query.js';
@@ -97,12 +97,12 @@ export interface SearchRepository {
   unsealedKeywords(): Promise<number>;
   /**
    * One more slice of a long text's keyword index (sql/0013_keyword_slices.sql): up to KEYWORD_SLICE_PIECES pieces
-   * of its text, or, once all are in, its postings, LARGE_DOCUMENT_POSTINGS words a call (sql/0020: the first
+   * of its text, stopping after the piece that reaches `budgetMs` (default KEYWORD_SLICE_MS; 0: one piece), or, once all are in, its postings, LARGE_DOCUMENT_POSTINGS words a call (sql/0020: the first
    * call writes the document, and it is searchable by the words written so far); one short statement. Answers true when nothing of the file is
    * pending any more. A write of a long text (files.saveIndexed, saveCopy, move) is followed by these calls until
    * true; searches run between them.
    */
-  continueKeywords(fileId: number): Promise<boolean>;
+  continueKeywords(fileId: number, budgetMs?: number): Promise<boolean>;
   /** Files whose keyword index is not finished (a write cut short by a stop or a crash), oldest first. */
   pendingKeywords(): Promise<number[]>;
   /**
@@ -333,9 +333,12 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       });
     },
 
-    async continueKeywords(fileId) {
-      const { rows } = await db.query<{ done: boolean }>('SELECT filesift_keyword_continue($1, $2, $3) AS done', [fileId, KEYWORD_SLICE_PIECES, LARGE_DOCUMENT_POSTINGS]);
-      return rows[0]?.done ?? true;
+    continueKeywords(fileId, budgetMs = KEYWORD_SLICE_MS) {
+      return db.transaction(async (tx) => {
+        await tx.exec(sliceBudget(budgetMs));
+        const { rows } = await tx.query<{ done: boolean }>('SELECT filesift_keyword_continue($1, $2, $3) AS done', [fileId, KEYWORD_SLICE_PIECES, LARGE_DOCUMENT_POSTINGS]);
+        return rows[0]?.done ?? true;
+      });
     },
 
     async pendingKeywords() {

@@ -1,9 +1,9 @@
 /**
  * sql/0013_keyword_slices.sql and src/store/keyword/slices.ts: a long text's keyword index written in slices ends
  * with exactly the segments, postings and lengths of the one-statement write (so the same BM25 scores); until then
- * the file waits in keyword_pending, whatever ended its writer (the upkeep finishes it); a new write of the file
- * or its deletion supersedes the pending slices. Its postings are written in parts (sql/0020), sealing held below
- * the document meanwhile. Both engines.
+ * the file waits in keyword_pending, whatever ended its writer (the upkeep finishes it); a slice stops at its time
+ * budget (sql/0022), after one piece at least; a new write of the file or its deletion supersedes the pending
+ * slices. Its postings are written in parts (sql/0020), sealing held below the document meanwhile. Both engines.
  */
 import { expect } from 'chai';
 import { IndexUpkeep } from '../../../src/indexing/upkeep.js';
@@ -63,14 +63,16 @@ forEachEngine('keyword index in slices', (engine) => {
   it('writes a long text a slice at a time and ends with the postings of the one-statement write', async () => {
     const text = longText(600_000);
     expect(text.length).to.be.above(KEYWORD_SLICED_FROM_CHARS);
-    const id = await t.store.files.saveIndexed(write('/a/long.txt', text));
+    // Slices of KEYWORD_SLICE_PIECES pieces: a time budget no slice reaches, however loaded the machine.
+    const slices = createFilesRepository(t.db, { keywordSliceMs: 600_000 });
+    const id = await slices.saveIndexed(write('/a/long.txt', text));
     // The write took the first slice only: the file waits, with no keyword document yet.
     expect(await pending(t.store)).to.deep.equal([id]);
     expect((await snapshot(t.db, id)).lengths).to.deep.equal([]);
     const zephyr = parseSearchQuery('zephyrine');
     expect((await t.store.search.keyword(zephyr, { limit: 10 })).hits).to.deep.equal([]);
     let calls = 0;
-    while (!(await t.store.search.continueKeywords(id))) calls++;
+    while (!(await t.store.search.continueKeywords(id, 600_000))) calls++;
     // 600,000 characters (~610,000 bytes) are ~39 pieces of up to 16,000 bytes: 16 with the write, 16 and 7 in two
     // calls, then one call for the postings (the true).
     expect(calls).to.be.within(2, 3);
@@ -88,6 +90,29 @@ forEachEngine('keyword index in slices', (engine) => {
     const { hits } = await t.store.search.keyword(zephyr, { limit: 10 });
     expect(hits.map((h) => h.id).sort()).to.deep.equal([id, wholeId].sort());
     expect(hits[0]!.score).to.equal(hits[1]!.score);
+  });
+
+  it('stops a slice at its time budget, after one piece at least, and ends with the same postings', async () => {
+    // Budget 0: every slice stops after its first piece (a text of rustdoc's search index cost 615 ms a piece and
+    // held the store for 4.3 s in one slice of 16, sql/0022).
+    const text = longText(100_000);
+    const onePiece = createFilesRepository(t.db, { keywordSliceMs: 0 });
+    const id = await onePiece.saveIndexed(write('/t/long.txt', text));
+    const segments = async (): Promise<number> =>
+      (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM file_segments WHERE file_id = $1 AND seg > 0', [id])).rows[0]!.n;
+    expect(await segments()).to.equal(1);
+    expect(await pending(t.store)).to.deep.equal([id]);
+    let pieces = 1;
+    while (!(await t.store.search.continueKeywords(id, 0))) {
+      const now = await segments();
+      expect([pieces, pieces + 1]).to.include(now); // a piece a call, then the postings' call
+      pieces = now;
+    }
+    // ~100,000 characters (~101,000 bytes) are 7 pieces of up to 16,000 bytes.
+    expect(pieces).to.equal(7);
+    const whole = createFilesRepository(t.db, { keywordSlicePieces: 0 });
+    const wholeId = await whole.saveIndexed(write('/u/long.txt', text));
+    expect(await snapshot(t.db, id)).to.deep.equal(await snapshot(t.db, wholeId));
   });
 
   it('leaves a short text whole, and a long one cut short is finished by the upkeep', async () => {

@@ -32,7 +32,11 @@ while IFS= read -r -d '' file; do
     rel=$(printf '%s' "$rel" | sed -E 's#(^|/)\.#\1_#g')
   fi
   mkdir -p "$dest/$(dirname "$rel")"
-  ln "$file" "$dest/$rel"
+  # A live folder changes while it is sampled (a cache's temporary file): one gone since the listing is skipped.
+  if ! ln "$file" "$dest/$rel" 2>/dev/null; then
+    echo "skipped $file (gone since the listing, or not linkable)" >&2
+    continue
+  fi
   count=$((count + 1))
 done < <(cd "$src" && find "$src" -xdev -type f -print0 | sort -z | awk -v RS='\0' -v ORS='\0' -v n="$every" 'NR % n == 1 || n == 1')
 echo "linked $count files (1 in $every of $src) into $dest" >&2

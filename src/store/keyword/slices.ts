@@ -23,9 +23,10 @@ export const KEYWORD_SLICED_FROM_CHARS = 32_000;
 
 /**
  * Makes this transaction's keyword trigger index at most `pieces` pieces of a text (0: the whole text at once),
- * stopping after the piece that reaches `budgetMs` (0: after the first piece).
+ * stopping after the piece that reaches `budgetMs` (0: after the first piece; the repositories pass KEYWORD_SLICE_MS
+ * unless a test asks otherwise).
  */
-export async function sliceKeywords(tx: SqlExecutor, pieces: number, budgetMs = KEYWORD_SLICE_MS): Promise<void> {
+export async function sliceKeywords(tx: SqlExecutor, pieces: number, budgetMs: number): Promise<void> {
   if (pieces > 0) await tx.exec(`SET LOCAL filesift.keyword_slice_pieces = ${Math.floor(pieces)}; ${sliceBudget(budgetMs)}`);
 }
 

@@ -9,10 +9,12 @@
  *   service   SearchService.search as the HTTP route calls it (the parts plus their glue);
  *   http      POST /api/search/ over loopback from a client in this process (the bench:search figure);
  *   client    the same answers' bodies served by a bare node:http server and fetched and parsed: the client's
- *             and loopback's share of `http`, which a real client pays in its own process.
+ *             and loopback's share of `http`, which a real client pays in its own process;
+ *   latency   (only when asked) wall ms of each POST /api/search/, one client, then CLIENTS clients at once (each
+ *             asking again on its answer): p50 / p95 / p99 on this index, as bench:search gives them on its ladder.
  * CPU is the whole process's (every thread), and per thread from /proc (the store's thread found by a burst
  * of store calls, the snippet and query-embedding threads likewise).
- *   npm run bench:search-profile -- DATA_DIR [--queries N] [--modes keyword,hybrid] [--rounds N] [--passes LIST]
+ *   npm run bench:search-profile -- DATA_DIR [--queries N] [--query-file FILE] [--modes keyword,hybrid] [--rounds N] [--passes LIST]
  * With `node --cpu-prof` (one profile a thread) and `--passes http`, the profiles show the functions behind the figures.
  * DATA_DIR: a service data directory holding `pglite/` (a ladder rung: `<cache>/pglite-<key>-<files>`). It is
  * copied first (PGlite writes to what it opens).
@@ -33,10 +35,10 @@ import { openStore, type StoreApi } from '../src/store/store.js';
 import { search, startBenchService } from './lib/bench-service.js';
 import { listOption, positiveInt, readBenchArgs } from './lib/cli.js';
 import { checkSciFact, loadQueries } from './lib/scifact.js';
-import { markdownTable } from './lib/search-bench.js';
+import { markdownTable, readQueryFile, summarize, type LatencySummary } from './lib/search-bench.js';
 
 const MODES = ['keyword', 'hybrid'] as const;
-const PASSES = ['parts', 'inprocess', 'service', 'http', 'client'] as const;
+const PASSES = ['parts', 'inprocess', 'service', 'http', 'client', 'latency'] as const;
 type Mode = (typeof MODES)[number];
 
 const options = readBenchArgs(
@@ -45,11 +47,12 @@ const options = readBenchArgs(
     about: "Splits a search's CPU per part (store statements, threads, fusion, snippets, HTTP and JSON) on a built index.",
     positional: { name: 'DATA_DIR', description: 'a service data directory holding pglite/ (a ladder rung); copied first' },
     options: {
-      queries: { type: 'string', value: 'N', default: '300', description: 'SciFact test queries a pass' },
+      queries: { type: 'string', value: 'N', default: '300', description: 'SciFact test queries a pass (or the first N of --query-file)' },
+      'query-file': { type: 'string', value: 'FILE', description: "the queries from FILE instead, one a line ('#' starts a comment), e.g. bench/home-queries.txt for a home directory" },
       modes: { type: 'string', value: 'LIST', default: 'keyword,hybrid', description: 'keyword, hybrid' },
       rounds: { type: 'string', value: 'N', default: '1', description: 'passes of each kind, alternated' },
       answers: { type: 'string', value: 'FILE', description: "write the http pass's answers (paths and scores, a line a query) to FILE, to compare two builds" },
-      passes: { type: 'string', value: 'LIST', default: 'parts,inprocess,service,http,client', description: 'which passes (client needs http)' },
+      passes: { type: 'string', value: 'LIST', default: 'parts,inprocess,service,http,client', description: 'which passes (client needs http; latency: wall ms at 1 and 8 clients)' },
     },
   },
   ({ values, positional }) => {
@@ -57,6 +60,7 @@ const options = readBenchArgs(
     return {
       dir: positional,
       queries: positiveInt('queries', values.queries),
+      queryFile: values['query-file'],
       modes: listOption('modes', values.modes, MODES),
       rounds: positiveInt('rounds', values.rounds),
       passes: listOption('passes', values.passes, PASSES),
@@ -66,7 +70,7 @@ const options = readBenchArgs(
 );
 
 const scifact = checkSciFact();
-if (!scifact.ok) {
+if (!options.queryFile && !scifact.ok) {
   console.error(`bench:search-profile needs the SciFact queries: ${scifact.reason}`);
   process.exit(1);
 }
@@ -118,7 +122,7 @@ if (options.passes.includes('inprocess')) {
 }
 const { service } = bench;
 const store = service.store.api;
-const queries = loadQueries('test').queries.slice(0, options.queries).map((q) => q.text);
+const queries = (options.queryFile ? readQueryFile(readFileSync(options.queryFile, 'utf8'), options.queryFile) : loadQueries('test').queries.map((q) => q.text)).slice(0, options.queries);
 const settings = service.settings.get().search;
 const keywordSettings: KeywordRankingSettings = {
   k1: settings.bm25_k1,
@@ -281,6 +285,26 @@ async function clientPass(mode: Mode): Promise<Pass> {
   }
 }
 
+const CLIENTS = 8;
+/** Wall ms of each search, `clients` clients asking the queries in turn (each twice over with more than one). */
+async function latencyPass(mode: Mode, clients: number): Promise<LatencySummary> {
+  const total = clients === 1 ? queries.length : 2 * queries.length;
+  const samples: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < total) {
+        const query = queries[next++ % queries.length]!;
+        const started = performance.now();
+        await search(bench, { query, mode });
+        samples.push(performance.now() - started);
+      }
+    }),
+  );
+  return summarize(samples);
+}
+const latencies: { mode: Mode; clients: number; summary: LatencySummary }[] = [];
+
 const load: number[] = [loadavg()[0]!];
 const passes: Pass[] = [];
 for (let round = 0; round < options.rounds; round++) {
@@ -290,6 +314,7 @@ for (let round = 0; round < options.rounds; round++) {
     if (options.passes.includes('service')) passes.push(await servicePass(mode));
     if (options.passes.includes('http')) passes.push(await httpPass(mode));
     if (options.passes.includes('client')) passes.push(await clientPass(mode));
+    if (options.passes.includes('latency')) for (const clients of [1, CLIENTS]) latencies.push({ mode, clients, summary: await latencyPass(mode, clients) });
     load.push(loadavg()[0]!);
   }
 }
@@ -309,6 +334,7 @@ rmSync(scratch, { recursive: true, force: true });
 console.log(`bench:search-profile on ${options.dir}: ${queries.length} queries a pass, ${options.rounds} round(s); load average ${load.map((x) => x.toFixed(1)).join(' → ')}`);
 for (const mode of options.modes) {
   const mine = passes.filter((p) => p.mode === mode);
+  if (mine.length === 0) continue;
   const keys = [...new Set(mine.flatMap((p) => [...p.parts.keys()].map((part) => `${p.kind}: ${part}`)))];
   const threadNames = ['main', 'store', 'snippets', 'query embedder', 'other'];
   const rows = keys.map((key) => {
@@ -330,5 +356,15 @@ for (const mode of options.modes) {
       return [kind, mean((p) => p.totalMs), ...threadNames.map((t) => mean((p) => p.threads.get(t) ?? 0))];
     }),
     2,
+  ));
+}
+if (latencies.length > 0) {
+  console.log(`\nwall ms per search (POST /api/search/, the queries in turn; with ${CLIENTS} clients each asked twice)`);
+  console.log(markdownTable(
+    ['mode', 'clients', 'searches', 'p50', 'p95', 'p99', 'p50 ÷ 1 client'],
+    latencies.map(({ mode, clients, summary }) => {
+      const one = latencies.find((l) => l.mode === mode && l.clients === 1)!.summary;
+      return [mode, String(clients), String(summary.n), summary.p50, summary.p95, summary.p99, `${(summary.p50 / one.p50).toFixed(1)}×`];
+    }),
   ));
 }

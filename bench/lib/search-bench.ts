@@ -1,6 +1,7 @@
 /**
- * Pure helpers of the search benchmarks (bench/search-quality.ts, bench/search-latency.ts): result names to corpus
- * ids, latency summaries and markdown tables. Unit-tested in test/bench/lib.
+ * Pure helpers of the search benchmarks (bench/search-quality.ts, bench/search-latency.ts, bench/search-profile.ts):
+ * result names to corpus ids, a query file's queries, latency summaries and markdown tables. Unit-tested in
+ * test/bench/lib.
  */
 import { percentile } from './metrics.js';
 
@@ -8,6 +9,13 @@ import { percentile } from './metrics.js';
 export function corpusIdOf(filename: string): string | null {
   const m = /^(.+)\.txt$/.exec(filename);
   return m ? m[1]! : null;
+}
+
+/** The queries of a query file's `text`: one a line, trimmed; blank lines and lines starting with '#' left out. */
+export function readQueryFile(text: string, name: string): string[] {
+  const queries = text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  if (queries.length === 0) throw new Error(`no queries in ${name} (one a line; '#' starts a comment)`);
+  return queries;
 }
 
 export interface LatencySummary {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { corpusIdOf, markdownTable, summarize } from '../../../bench/lib/search-bench.js';
+import { readFileSync } from 'node:fs';
+import { corpusIdOf, markdownTable, readQueryFile, summarize } from '../../../bench/lib/search-bench.js';
 
 describe('corpusIdOf', () => {
   it('answers the corpus id of a SciFact file name, null for any other file', () => {
@@ -32,5 +33,25 @@ describe('markdownTable', () => {
 
   it('rejects a row of the wrong width', () => {
     expect(() => markdownTable(['a', 'b'], [['x']])).to.throw(/row has 1 cells, header 2/);
+  });
+});
+
+describe('readQueryFile', () => {
+  it('reads a query a line, trimmed, leaving out blank lines and comments', () => {
+    expect(readQueryFile('# searches\n  asyncio event loop \n\nHashMap entry\r\n#typo\ndictonary\n', 'q.txt')).to.deep.equal([
+      'asyncio event loop',
+      'HashMap entry',
+      'dictonary',
+    ]);
+  });
+
+  it('refuses a file without a query, naming it', () => {
+    expect(() => readQueryFile('# only a comment\n\n', 'empty.txt')).to.throw(/no queries in empty\.txt/);
+  });
+
+  it('reads the home directory queries kept in bench/', () => {
+    const queries = readQueryFile(readFileSync(new URL('../../../../bench/home-queries.txt', import.meta.url), 'utf8'), 'home-queries.txt');
+    expect(queries).to.have.length.greaterThan(50);
+    expect(queries.every((q) => q.length > 0 && !q.startsWith('#'))).to.equal(true);
   });
 });

@@ -44,6 +44,7 @@ import { normaliseRelativePath, relativeToRoot } from '../../filters/paths.js';
 import type { FilterConfig } from '../../filters/schema.js';
 import { walkFoldersSync, type WalkedTree } from '../../filters/walk.js';
 import { MovePairer, type FileIdentity, type PairedEvent } from './move-pairer.js';
+import { StatCache } from './stat-cache.js';
 import { WATCH_LIMIT_CODES, type JobWatchState, type WatcherEvent, type WatcherTuning, type WatchMode, type WatchOptions, type WatchSpec } from './protocol.js';
 import { isWithin, OwnDataDir } from '../../lib/paths.js';
 
@@ -103,10 +104,6 @@ function identity(stats: Stats): FileIdentity {
   return { size: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino };
 }
 
-function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.dev === b.dev;
-}
-
 /** Needs resolving: a '.' or '..' segment, a doubled or a trailing separator. */
 const UNRESOLVED = /\/\/|\/\.\.?(?:\/|$)|\/$/;
 
@@ -133,10 +130,8 @@ export class WatcherCore {
   readonly #tuning: WatcherTuning;
   readonly #now: () => number;
   readonly #jobs = new Map<number, Job>();
-  /** What each known file looked like: the unlink half of a rename is paired by it. */
-  readonly #stats = new Map<string, FileIdentity>();
-  /** The same files by folder: a folder that leaves reports its files gone. */
-  readonly #byFolder = new Map<string, Set<string>>();
+  /** What each known file looked like, by folder: the unlink half of a rename is paired by it, a folder that leaves reports its files gone. */
+  readonly #stats = new StatCache();
   /** Files being looked at after their folder named them (natively), and whether to look again when done. */
   readonly #looking = new Map<string, boolean>();
   readonly #pairer: MovePairer;
@@ -401,15 +396,14 @@ export class WatcherCore {
   #onAdd(job: Job, instance: Instance, p: string, stats?: Stats, accepted = false): void {
     // A link is never followed (lib/no-follow.ts): chokidar reports it with its own lstat, and it is dropped here.
     if (job.removed || !stats || stats.isSymbolicLink() || !(accepted || this.#acceptsPath(job, p))) return;
-    const id = identity(stats);
-    this.#remember(p, id);
+    this.#stats.set(p, stats);
     if (!instance.ready) {
       // chokidar's initial scan: files already there. Only those changed since catchUpSince are reported.
       const since = instance.catchUpSince;
       if (since !== null && (stats.ctimeMs >= since || stats.mtimeMs >= since)) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
       return;
     }
-    this.#forward(this.#pairer.add(job.spec.jobId, p, id, this.#now()));
+    this.#forward(this.#pairer.add(job.spec.jobId, p, identity(stats), this.#now()));
     if (this.#newFolders.has(path.dirname(p))) this.#sweepLater(job, instance, path.dirname(p));
   }
 
@@ -500,9 +494,8 @@ export class WatcherCore {
    * is new, a change when it is not what was last seen (size, mtime, identity).
    */
   #seen(job: Job, instance: Instance, abs: string, stats: Stats): void {
-    const known = this.#stats.get(abs);
-    if (!instance.ready || !known) this.#onAdd(job, instance, abs, stats, true);
-    else if (!sameIdentity(known, identity(stats))) this.#onChange(job, abs, stats, true);
+    if (!instance.ready || !this.#stats.has(abs)) this.#onAdd(job, instance, abs, stats, true);
+    else if (!this.#stats.matches(abs, stats)) this.#onChange(job, abs, stats, true);
   }
 
   /**
@@ -527,7 +520,7 @@ export class WatcherCore {
         } else if (stats.isFile()) {
           this.#seen(job, instance, abs, stats);
         } else if (this.#stats.has(abs)) {
-          this.#forget(abs);
+          this.#stats.delete(abs);
           this.#onChange(job, abs, stats);
         }
       } while (this.#looking.get(abs) === true);
@@ -536,25 +529,10 @@ export class WatcherCore {
     }
   }
 
-  #remember(file: string, id: FileIdentity): void {
-    this.#stats.set(file, id);
-    const folder = path.dirname(file);
-    let files = this.#byFolder.get(folder);
-    if (!files) this.#byFolder.set(folder, (files = new Set()));
-    files.add(file);
-  }
-
-  #forget(file: string): void {
-    this.#stats.delete(file);
-    const folder = path.dirname(file);
-    const files = this.#byFolder.get(folder);
-    if (files?.delete(file) && files.size === 0) this.#byFolder.delete(folder);
-  }
-
   #onChange(job: Job, p: string, stats?: Stats, accepted = false): void {
     if (job.removed || !(accepted || this.#acceptsPath(job, p))) return;
     // A file replaced by a link still goes out as a change: the indexer finds a link there and drops the file.
-    if (stats && !stats.isSymbolicLink()) this.#remember(p, identity(stats));
+    if (stats && !stats.isSymbolicLink()) this.#stats.set(p, stats);
     if (this.#pairer.change(p, this.#now())) this.#push({ type: 'change', jobId: job.spec.jobId, path: p });
     this.#armRelease();
   }
@@ -562,7 +540,7 @@ export class WatcherCore {
   #onUnlink(job: Job, p: string): void {
     if (job.removed) return;
     const known = this.#stats.get(p) ?? null;
-    this.#forget(p);
+    this.#stats.delete(p);
     if (!this.#acceptsPath(job, p)) return;
     this.#forward(this.#pairer.unlink(job.spec.jobId, p, known, this.#now()));
   }
@@ -570,7 +548,7 @@ export class WatcherCore {
   #onUnlinkDir(job: Job, p: string): void {
     if (job.removed) return;
     // Its files first (chokidar reports each folder under it by itself), then the folder.
-    for (const file of [...(this.#byFolder.get(p) ?? [])]) this.#onUnlink(job, file);
+    for (const file of this.#stats.filesIn(p)) this.#onUnlink(job, file);
     this.#pairer.unlinkDir(job.spec.jobId, p, this.#now());
     this.#armRelease();
   }

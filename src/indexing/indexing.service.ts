@@ -243,7 +243,9 @@ export class IndexingService {
     const model = this.deps.embeddingModel();
     const recursive = options.recursive ?? true;
     const known = new Map((await (options.known ?? readKnownUnder(store.files, directory))).map((k) => [k.path, k]));
-    const seen = new Set<string>();
+    // The index's files that the walk finds, by their entry in `known`: the others are stale. Not every path
+    // walked: a first scan of a 300,000-file home directory held them all until its end (~30 MB).
+    const found = new Set<KnownFile>();
     const unreadableDirs: string[] = [];
     const pattern = options.filePattern ? compileFilePattern(options.filePattern) : null;
     const limiter = this.#limiter();
@@ -289,10 +291,10 @@ export class IndexingService {
     const walk = walked ? replay(walked, onError) : walkFiles(directory, { ...walkOptions, onError });
     for await (const file of walk) {
       if (run.signal.aborted) break;
-      seen.add(file.path);
+      const before = known.get(file.path) ?? null;
+      if (before) found.add(before);
       if (options.leaveTo?.(file.path)) continue;
       run.addToTotal(1);
-      const before = known.get(file.path) ?? null;
       if (!options.force && before && looksUnchanged(before, file.size, file.mtimeMs, model)) {
         run.record('skipped');
         run.fileEvent('file_skipped', { path: file.path, reason: 'unchanged' });
@@ -307,12 +309,10 @@ export class IndexingService {
 
     // Indexed files the walk did not yield are gone from disk or now excluded. A folder that could not be read
     // is not evidence of deletion: its files stay. A non-recursive run only answers for the folder's own files.
-    const stale = [...known.keys()].filter(
-      (p) =>
-        !seen.has(p) &&
-        !unreadableDirs.some((d) => isWithin(d, p)) &&
-        (recursive || path.dirname(p) === directory),
-    );
+    const stale = [...known.values()]
+      .filter((k) => !found.has(k))
+      .map((k) => k.path)
+      .filter((p) => !unreadableDirs.some((d) => isWithin(d, p)) && (recursive || path.dirname(p) === directory));
     // Still on disk: the walk left it out, i.e. the filters (or the job's file_pattern) now exclude it.
     for (const p of stale) await indexer.removeFile(p, (await exists(p)) ? 'excluded' : 'deleted', run);
   }

@@ -311,6 +311,21 @@ export async function replaceChunks(
   }
 }
 
+/**
+ * An indexed file with this content, embedded by this model, at another path: the duplicate lookup, for each new
+ * file whose content the index may hold (a second toolchain's documentation: tens of thousands in a row). Only
+ * files_content_hash_idx may serve it, whatever the planner's statistics say: `embedding_model = $2` with
+ * `status = 'indexed'` is also the partial index files_embedding_model_idx (sql/0011), and where statistics were
+ * missing or taken before most files were indexed the planner estimated a few rows there and read every indexed
+ * file for each lookup (a home directory at 125,000 files: ~11,000 pages and 40–135 ms a lookup, the bulk run down
+ * to 8 files a second; with the model's test alone out of its reach, it still read the whole partial index for its
+ * status). IS NOT DISTINCT FROM is the same test for values that are never null, and neither serves an index nor
+ * proves a partial index's condition.
+ */
+export const FIND_BY_HASH_SQL = `SELECT id FROM files
+  WHERE content_hash = $1 AND embedding_model IS NOT DISTINCT FROM $2 AND status IS NOT DISTINCT FROM 'indexed' AND path <> $3
+  LIMIT 1`;
+
 export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryOptions = {}): FilesRepository {
   const pageRows = options.knownPageRows ?? KNOWN_PAGE_ROWS;
   const slicePieces = options.keywordSlicePieces ?? KEYWORD_SLICE_PIECES;
@@ -444,11 +459,7 @@ export function createFilesRepository(db: SqlDatabase, options: FilesRepositoryO
     },
 
     async findByHash(contentHash, embeddingModel, exceptPath) {
-      const { rows } = await db.query<{ id: number }>(
-        `SELECT id FROM files WHERE content_hash = $1 AND embedding_model = $2 AND status = 'indexed' AND path <> $3 LIMIT 1`,
-        [contentHash, embeddingModel, exceptPath],
-        { prepare: true },
-      );
+      const { rows } = await db.query<{ id: number }>(FIND_BY_HASH_SQL, [contentHash, embeddingModel, exceptPath], { prepare: true });
       return rows[0]?.id ?? null;
     },
 

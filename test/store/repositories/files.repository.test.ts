@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createFilesRepository } from '../../../src/store/repositories/files.repository.js';
+import { createFilesRepository, FIND_BY_HASH_SQL } from '../../../src/store/repositories/files.repository.js';
 import { readKnownUnder } from '../../../src/store/repositories/known-under.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
 import type { StoreApi } from '../../../src/store/store.js';
@@ -55,6 +55,33 @@ forEachEngine('files repository', (engine) => {
       expect(paged, `pages of ${knownPageRows}`).to.deep.equal(expected);
       expect(made, `calls with pages of ${knownPageRows}`).to.equal(calls);
     }
+  });
+
+  it('findByHash finds an indexed twin of the same model at another path through the content hash index alone', async () => {
+    const model = 'static:test-model';
+    await store.files.saveIndexed(indexedFileWrite('/d/a', [vector(3, 1)], { contentHash: 'same', embeddingModel: model }));
+    await store.files.saveIndexed(indexedFileWrite('/d/other-model', [vector(3, 2)], { contentHash: 'other', embeddingModel: 'static:another' }));
+    await store.files.saveIndexed(indexedFileWrite('/d/failed', [vector(3, 3)], { contentHash: 'failed-hash', embeddingModel: model }));
+    await db.exec("UPDATE files SET status = 'failed' WHERE path = '/d/failed'"); // a failure keeps no hash: made so here
+    const a = (await store.files.known(['/d/a']))[0]!.id;
+    expect(await store.files.findByHash('same', model, '/d/b')).to.equal(a);
+    expect(await store.files.findByHash('same', model, '/d/a'), 'not the file itself').to.equal(null);
+    expect(await store.files.findByHash('other', model, '/d/b'), 'another model').to.equal(null);
+    expect(await store.files.findByHash('failed-hash', model, '/d/b'), 'a failed file').to.equal(null);
+
+    // Thousands of indexed files of one model, never analysed (as in a bulk run before its statistics, or with
+    // statistics taken while most files were not indexed yet): a plan through files_embedding_model_idx read every
+    // indexed file for each lookup. The lookup's statement may only use the content hash's index.
+    await db.exec(`INSERT INTO files (path, filename, status, content_hash, embedding_model)
+                   SELECT '/bulk/' || g, 'f' || g, 'indexed', 'bulk-' || g, '${model}' FROM generate_series(1, 3000) AS g`);
+    const { rows } = await db.query<{ plan: string }>(
+      `EXPLAIN (FORMAT TEXT) ${FIND_BY_HASH_SQL.replace('$1', "'bulk-7'").replace('$2', `'${model}'`).replace('$3', "'/x'")}`,
+    );
+    const plan = rows.map((r) => Object.values(r)[0]).join('\n');
+    expect(plan).to.include('files_content_hash_idx');
+    expect(plan).not.to.include('files_embedding_model_idx');
+    expect(plan).not.to.include('Seq Scan');
+    expect(await store.files.findByHash('bulk-7', model, '/x')).to.be.a('number');
   });
 
   it('contentKeys answers every indexed file\'s key, page after page, and no failed file\'s', async () => {

@@ -3,7 +3,7 @@
  * folder watched through the API, the built-in embedder) and, with --recoll when `recollindex` is installed,
  * Recoll on the same folder in the same run (its own temporary configuration, stock settings).
  *
- *   npm run bench:corpus -- DIR [--recoll | --compare OTHER/dist/src/cli.js [--compare-first]] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR]
+ *   npm run bench:corpus -- DIR [--recoll | --compare OTHER/dist/src/cli.js [--compare-first]] [--threads N] [--engine pglite|postgres] [--sample N] [--keep DATA_DIR] [--probe QUERY_FILE]
  *   npm run bench:corpus -- --restart-only DATA_DIR [--rounds N] [--compare OTHER/dist/src/cli.js]
  *
  * For each system: CPU seconds (user + system of every thread and helper process), CPU ms per file of DIR, wall
@@ -16,6 +16,8 @@
  * is over: the index upkeep after the last file (vector index, keyword blocks) is part of the run.
  * --keep saves the bulk run's data directory (PGlite); --restart-only then measures only the restart, on fresh copies
  * of it, as often as wanted, alternating with another checkout's build (--compare) for a before/after in one run.
+ * --probe asks a search a second while the bulk run and its queue go on (not the upkeep after them: bench:search's
+ * stall run covers that) and prints their wall ms (p50 to the slowest).
  * --compare with DIR indexes it a second time, right after (or, with --compare-first, right before: alternate the
  * order between runs), with another checkout's build, in Recoll's column, and splits its peak by thread too.
  * The service logs its threads' memory and CPU time every second (FILESIFT_MEMORY_LOG_MS): the tables under the
@@ -25,6 +27,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,7 +47,7 @@ import { formatProfiles, readProfiles } from './lib/cpu-profile.js';
 import type { CallFigures } from '../src/store/call-log.js';
 import { choiceOption, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { cpuSecondsExcept, idleCoreShare, parentPid, peakRssBytes, rssBytes, sampleTreeRss, shebangCommand, treeCpuSeconds, untilQuiet } from './lib/proc.js';
-import { markdownTable } from './lib/search-bench.js';
+import { markdownTable, readQueryFile, summarize } from './lib/search-bench.js';
 
 const CLI = {
   command: 'npm run bench:corpus --',
@@ -61,10 +64,11 @@ const CLI = {
     compare: { type: 'string', value: 'CLI_JS', description: 'another build (its dist/src/cli.js): with DIR, index DIR with it too, in Recoll\'s column; with --restart-only, restart it too, alternating' },
     'compare-first': { type: 'boolean', description: 'with --compare and DIR: index DIR with the other build first (alternate the order between runs)' },
     'cpu-prof': { type: 'string', value: 'OUT_DIR', description: 'write V8 CPU profiles of the bulk run, one per thread (node --cpu-prof), into OUT_DIR, and print where each thread\'s CPU went' },
+    probe: { type: 'string', value: 'QUERY_FILE', description: 'ask a search a second during the bulk run (keyword and hybrid in turn, the queries of QUERY_FILE, e.g. bench/home-queries.txt) and print their wall ms: what a person searching meanwhile waits (its CPU counts in filesift\'s)' },
   },
 } satisfies BenchCommand<BenchOptions>;
 
-const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare, compareFirst, cpuProf } = readBenchArgs(CLI, ({ values, positional }) => {
+const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare, compareFirst, cpuProf, probe } = readBenchArgs(CLI, ({ values, positional }) => {
   const restartFrom = values['restart-only'] === undefined ? null : path.resolve(values['restart-only']);
   if (!positional && restartFrom === null) throw new Error('DIR is required (or --restart-only DATA_DIR)');
   if (values.compare !== undefined && values.recoll === true) throw new Error('--compare takes Recoll\'s column: not with --recoll');
@@ -83,6 +87,7 @@ const { dir, recoll, threads, engine, sample, keep, restartFrom, rounds, compare
     compare: values.compare ?? null,
     compareFirst: values['compare-first'] === true,
     cpuProf: values['cpu-prof'] === undefined ? null : path.resolve(values['cpu-prof']),
+    probe: values.probe === undefined ? null : readQueryFile(readFileSync(values.probe, 'utf8'), values.probe),
   };
 });
 
@@ -219,7 +224,45 @@ async function nothingGoingOn(client: ServiceClient): Promise<boolean> {
   return runs.runs.length === 0 && queue.total_items === 0;
 }
 
+/** A search the probe asked during the bulk run (--probe): its mode and wall ms, and why it failed if it did. */
+interface ProbeSample {
+  mode: 'keyword' | 'hybrid';
+  ms: number;
+  failed?: string;
+}
+
+/**
+ * --probe: a search a second until stopped, keyword and hybrid in turn, each waited for before the next second
+ * begins; what a person searching during a bulk run would wait.
+ */
+function startProbe(client: ServiceClient, queries: readonly string[]): { stop(): Promise<ProbeSample[]> } {
+  const samples: ProbeSample[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    for (let i = 0; !stopped; i++) {
+      const mode = i % 2 === 0 ? 'keyword' : 'hybrid';
+      const started = performance.now();
+      try {
+        await client.post('/api/search/', { query: queries[i % queries.length], mode, limit: 20 });
+        samples.push({ mode, ms: performance.now() - started });
+      } catch (err) {
+        samples.push({ mode, ms: performance.now() - started, failed: err instanceof Error ? err.message : String(err) });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return samples;
+    },
+  };
+}
+
 interface FilesiftRun extends SystemRun {
+  /** --probe's searches during the bulk run (this build's run only), else null. */
+  probe: ProbeSample[] | null;
   /**
    * The service's own memory samples (FILESIFT_MEMORY_LOG_MS): the one of highest RSS, each role's highest, and
    * each thread's last CPU time ("role:threadId"; empty from a build whose samples carry none).
@@ -315,7 +358,18 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
     const quiet = profiling.length > 0 ? { cpu: profiledCpu, busyCoreShare: Math.min(0.3, Math.max(0.05, 2 * (await idleCoreShare(pid, 3000, profiledCpu)) + 0.02)) } : {};
     if (quiet.busyCoreShare !== undefined) console.error(`profiled: quiet is under ${(100 * quiet.busyCoreShare).toFixed(0)} % of a core (twice the idle service's, + 2, at most 30)`);
     await first.client.post('/api/watch/', { directory_path: corpus });
-    const idle = await untilQuiet(pid, async () => run.completed !== null && (await nothingGoingOn(first.client)), quiet);
+    const probing = probe !== null && cli === OWN_CLI ? startProbe(first.client, probe) : null;
+    let probed: ProbeSample[] | null = null;
+    const idle = await untilQuiet(
+      pid,
+      async () => {
+        const over = run.completed !== null && (await nothingGoingOn(first.client));
+        // Searching on, the service would never be quiet: the probe covers the run and its queue, not the upkeep after.
+        if (over && probing) probed = await probing.stop();
+        return over;
+      },
+      quiet,
+    );
     const serverSeconds = server ? server() - server0 : null;
     const peak = first.peakRss();
     const servicePeak = first.ownPeakRss();
@@ -336,6 +390,7 @@ async function runFilesift(corpus: string, cli = OWN_CLI, keepTo: string | null 
     const { FILESIFT_MEMORY_LOG_MS: _memoryLog, ...restartEnv } = env;
     const restart = await measureRestart(restartEnv, token, cli, server);
     return {
+      probe: probed,
       memory: memory.result,
       cpuSeconds: idle.cpuSeconds + (serverSeconds ?? 0),
       serverCpuSeconds: serverSeconds,
@@ -518,6 +573,20 @@ const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
 const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}×` : '–');
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(', ');
 
+/** --probe's searches: wall ms by mode over the bulk run. */
+function printProbe(samples: readonly ProbeSample[]): void {
+  const failed = samples.filter((s) => s.failed !== undefined);
+  console.log(`\nSearches during the bulk run (--probe: one a second, ${samples.length} asked, ${failed.length} failed${failed[0] ? `: ${failed[0].failed}` : ''}), wall ms:\n`);
+  console.log(markdownTable(
+    ['mode', 'searches', 'p50', 'p95', 'p99', 'slowest'],
+    (['keyword', 'hybrid'] as const).map((mode) => {
+      const ms = samples.filter((s) => s.mode === mode && s.failed === undefined).map((s) => s.ms);
+      const sum = summarize(ms);
+      return [mode, String(sum.n), sum.p50, sum.p95, sum.p99, ms.length ? Math.max(...ms) : NaN];
+    }),
+  ));
+}
+
 /** Where the memory went: each thread role at the sample of highest RSS, and the highest each reached. */
 function printMemory({ atPeak, roleMax }: FilesiftRun['memory'], which: string | null): void {
   if (!atPeak) return;
@@ -612,6 +681,7 @@ async function main(): Promise<void> {
   for (const [who, r] of [['filesift', fs], ...(rc && 'stageSeconds' in rc ? [[`the ${other}`, rc as FilesiftRun]] : [])] as [string, FilesiftRun][]) {
     if (r.storeCalls) console.log(`${who}'s store thread, own time by call over the bulk run: ${formatStoreCalls(r.storeCalls, r.indexed)}`);
   }
+  if (fs.probe) printProbe(fs.probe);
   printMemory(fs.memory, compare ? 'this build' : null);
   if (rc && 'memory' in rc) printMemory((rc as FilesiftRun).memory, other);
   printCpu(fs.memory.cpuMs, fs.cpuSeconds, n, compare ? 'this build' : null, fs.serverCpuSeconds ?? null);

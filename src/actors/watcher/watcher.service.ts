@@ -129,6 +129,14 @@ export class WatcherService {
     await watched.scanned;
   }
 
+  /**
+   * Resolves once every scan that has finished has its last_scan recorded: the run's completion event goes out
+   * before that write (one statement later), and a client that lists the jobs on that event must find it.
+   */
+  async scansRecorded(): Promise<void> {
+    await Promise.all([...this.#watched.values()].filter((w) => w.scan?.finishedAt != null).map((w) => w.scanned));
+  }
+
   /** Waits until the watcher has handed over everything it saw, and it has been routed to the queue. */
   async drain(): Promise<void> {
     await this.#watcher.flush();

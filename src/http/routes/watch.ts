@@ -30,6 +30,7 @@ export function watchRoutes(router: Router, { watcher, store, ownData }: AppDeps
   });
 
   router.get('/api/watch/jobs', async (ctx) => {
+    await watcher.scansRecorded();
     const response: WatchJobsResponse = { jobs: await store.jobs.list() };
     ctx.body = response;
   });

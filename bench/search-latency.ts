@@ -25,7 +25,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { indexDirectory, search, startBenchService, startDirectoryRun, type BenchService, type IndexedRun } from './lib/bench-service.js';
+import { drive, indexDirectory, search, startBenchService, startDirectoryRun, type BenchService, type IndexedRun, type Measured, type Sample, type Scope } from './lib/bench-service.js';
 import { checkSciFact, loadDocs, loadQueries } from './lib/scifact.js';
 import { choiceOption, listOption, nonNegativeInt, positiveInt, readBenchArgs, type BenchCommand, type BenchOptions } from './lib/cli.js';
 import { markdownTable, summarize, type LatencySummary } from './lib/search-bench.js';
@@ -46,20 +46,6 @@ const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:55432/postgres';
 const DEFAULT_WARM_UP = 100;
 /** Targets at 100k files on PGlite, one client (keyword; hybrid). */
 const TARGETS: Partial<Record<Mode, { p50: number; p95: number }>> = { keyword: { p50: 25, p95: 60 }, hybrid: { p50: 35, p95: 80 } };
-
-interface Sample {
-  /** Round trip seen by the client: request sent → JSON answer parsed. */
-  ms: number;
-  /** The service's own took_ms. */
-  serverMs: number;
-}
-
-interface Measured {
-  samples: Sample[];
-  seconds: number;
-  /** CPU time of this whole process meanwhile (service, PGlite's worker, clients), milliseconds. */
-  cpuMs: number;
-}
 
 interface LatencyRow {
   engine: Engine;
@@ -101,39 +87,6 @@ interface IndexingRow {
   run: IndexedRun;
   bytes?: number;
   baseline?: IndexedRun;
-}
-
-/**
- * `clients` clients asking queries[i % n] for i = 0, 1, 2... (one shared cursor) until `more(i)` says stop; each
- * waits for its answer before asking again. Answers every sample and the wall time.
- */
-async function drive(
-  bench: BenchService,
-  queries: readonly string[],
-  mode: Mode,
-  clients: number,
-  more: (i: number) => boolean,
-  extra: { facets?: boolean } = {},
-  scope?: Scope,
-): Promise<Measured> {
-  const samples: Sample[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (more(next)) {
-        const i = next++;
-        const query = queries[i % queries.length]!;
-        const directory = scope?.(i % queries.length);
-        const started = performance.now();
-        const answer = await search(bench, { query, mode, ...extra, ...(directory ? { directory } : {}) });
-        samples.push({ ms: performance.now() - started, serverMs: answer.took_ms });
-      }
-    }),
-  );
-  const cpu = process.cpuUsage(cpu0);
-  return { samples, seconds: (performance.now() - t0) / 1000, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 /** Word-by-word prefixes of a query typed before it: the searches its last keystroke supersedes. */
@@ -341,7 +294,6 @@ interface LadderArgs {
 }
 
 /** The directory query i is scoped to, if any. */
-type Scope = (i: number) => string | undefined;
 
 function mb(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(0)} MB`;

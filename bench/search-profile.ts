@@ -32,7 +32,7 @@ import type { KeywordRankingSettings } from '../src/store/keyword/query.js';
 import { openPglite } from '../src/store/engines/pglite.js';
 import { pgliteDir } from '../src/store/spawn.js';
 import { openStore, type StoreApi } from '../src/store/store.js';
-import { search, startBenchService } from './lib/bench-service.js';
+import { drive, search, startBenchService } from './lib/bench-service.js';
 import { listOption, positiveInt, readBenchArgs } from './lib/cli.js';
 import { checkSciFact, loadQueries } from './lib/scifact.js';
 import { markdownTable, readQueryFile, summarize, type LatencySummary } from './lib/search-bench.js';
@@ -289,19 +289,8 @@ const CLIENTS = 8;
 /** Wall ms of each search, `clients` clients asking the queries in turn (each twice over with more than one). */
 async function latencyPass(mode: Mode, clients: number): Promise<LatencySummary> {
   const total = clients === 1 ? queries.length : 2 * queries.length;
-  const samples: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < total) {
-        const query = queries[next++ % queries.length]!;
-        const started = performance.now();
-        await search(bench, { query, mode });
-        samples.push(performance.now() - started);
-      }
-    }),
-  );
-  return summarize(samples);
+  const { samples } = await drive(bench, queries, mode, clients, (i) => i < total);
+  return summarize(samples.map((s) => s.ms));
 }
 const latencies: { mode: Mode; clients: number; summary: LatencySummary }[] = [];
 

@@ -199,3 +199,53 @@ export function search(
 ): Promise<SearchAnswer> {
   return callJson<SearchAnswer>(bench.url, 'POST', '/api/search/', body, signal);
 }
+
+export interface Sample {
+  /** Round trip seen by the client: request sent → JSON answer parsed. */
+  ms: number;
+  /** The service's own took_ms. */
+  serverMs: number;
+}
+
+export interface Measured {
+  samples: Sample[];
+  seconds: number;
+  /** CPU time of this whole process meanwhile (service, PGlite's worker, clients), milliseconds. */
+  cpuMs: number;
+}
+
+/** The folder the i-th query is searched in (bench:search --form directory), or none. */
+export type Scope = (i: number) => string | undefined;
+
+/**
+ * `clients` clients asking queries[i % n] for i = 0, 1, 2... (one shared cursor) until `more(i)` says stop; each
+ * waits for its answer before asking again. Answers every sample and the wall time.
+ */
+export async function drive(
+  bench: BenchService,
+  queries: readonly string[],
+  mode: string,
+  clients: number,
+  more: (i: number) => boolean,
+  extra: { facets?: boolean } = {},
+  scope?: Scope,
+): Promise<Measured> {
+  const samples: Sample[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (more(next)) {
+        const i = next++;
+        const query = queries[i % queries.length]!;
+        const directory = scope?.(i % queries.length);
+        const started = performance.now();
+        const answer = await search(bench, { query, mode, ...extra, ...(directory ? { directory } : {}) });
+        samples.push({ ms: performance.now() - started, serverMs: answer.took_ms });
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  return { samples, seconds: (performance.now() - t0) / 1000, cpuMs: (cpu.user + cpu.system) / 1000 };
+}

@@ -3,7 +3,7 @@ import { parseSearchQuery } from '../../../src/search/query-parser.js';
 import type { SqlDatabase } from '../../../src/store/sql.js';
 import type { StoreApi } from '../../../src/store/store.js';
 import { replaceChunks } from '../../../src/store/repositories/files.repository.js';
-import { blockEntries, vectorListsOf } from '../../../src/store/vectors/vector-lists.js';
+import { blockEntries, lastBlocksSql, vectorListsOf } from '../../../src/store/vectors/vector-lists.js';
 import { seededRandom } from '../../../scripts/lib/seeded-random.js';
 import { openPglite } from '../../../src/store/engines/pglite.js';
 import { openPostgres } from '../../../src/store/engines/postgres.js';
@@ -126,6 +126,19 @@ forEachEngine('vector lists in the store', (engine) => {
     const seqs = await count('SELECT count(DISTINCT seq)::integer AS n FROM chunks');
     expect(seqs).to.equal(perBlock + 5);
     for (const i of [1, perBlock + 4]) expect((await search(i))[0]?.id).to.equal(await idOf(`/d/f${i}.txt`));
+  });
+
+  it("reads a pack's last blocks by one index probe each, however many blocks the model has (no statistics)", async () => {
+    // A hash of every block of the model made each pack read the whole index (PGlite gathers no statistics by
+    // itself): the statement must probe the primary key for each (list, block) and nothing else.
+    await db.exec(`INSERT INTO vector_blocks (model, dim, list, block, seqs, vecs)
+                   SELECT '${MODEL}', ${DIM}, g / 4, g % 4, '\\x00'::bytea, '\\x00'::bytea FROM generate_series(0, 11999) AS g`);
+    const { rows } = await db.query<Record<string, string>>(`EXPLAIN (FORMAT TEXT) ${lastBlocksSql(db.bytesColumn('b.vecs'))}`, [MODEL, DIM, [5, 700, 2999], [3, 0, 1]]);
+    const plan = rows.map((r) => Object.values(r)[0]).join('\n');
+    expect(plan).to.match(/Index Cond: .*list = u\.list.*block = u\.block/);
+    expect(plan).not.to.match(/Hash|Seq Scan|Merge Join/);
+    const found = await db.queryBytes(lastBlocksSql(db.bytesColumn('b.vecs')), [MODEL, DIM, [5, 700, 2999, 3000], [3, 0, 1, 0]]);
+    expect(found.map((r) => new DataView(r[0]!.buffer, r[0]!.byteOffset, 4).getInt32(0))).to.have.members([5, 700, 2999]);
   });
 
   it('reads the same lists back after a restart (the tree and the sums as stored), and new chunks join them', async () => {

@@ -26,6 +26,9 @@ const api: SnippetWorkerApi = {
   hold(gate) {
     Atomics.wait(gate, 0, 0);
   },
+  exit(code) {
+    process.exit(code);
+  },
 };
 
 expose(api, nodeEndpoint(parentPort));

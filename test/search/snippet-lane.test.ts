@@ -9,6 +9,8 @@ import { forEachEngine } from '../helpers/engines.js';
 import { tempTree, type TempTree } from '../helpers/files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { buildSnippet, highlightWords, TermMatcher } from '../../src/search/snippet.js';
+import { SnippetLane } from '../../src/search/snippet-lane.js';
+import { collectGarbage } from '../../src/lib/collect-garbage.js';
 
 forEachEngine('snippet lane: snippets off the main thread', (engine) => {
   let t: TestService;
@@ -99,6 +101,48 @@ forEachEngine('snippet lane: snippets off the main thread', (engine) => {
       expect(view(again)).to.deep.equal(view(first));
     } finally {
       await idle.destroy();
+    }
+  });
+});
+
+describe('snippet lane: what its calls leave behind', () => {
+  it("keeps no call's answer once the caller drops it, while the thread lives on", async () => {
+    // Each call once raced the thread's life-long "ended" promise, whose reactions held every answer until the
+    // thread ended: with searches coming more often than the lane's idle timeout, memory grew without bound.
+    const lane = SnippetLane.start();
+    try {
+      const text = `${'plain words here '.repeat(200)} lighthouse keepers`;
+      const answers: WeakRef<object>[] = [];
+      // In a function of its own: a suspended async function keeps its dead locals (the last answer) alive.
+      const search = async (): Promise<WeakRef<object>> => {
+        const cut = await lane.snippets([{ text, summary: '' }], ['lighthous']);
+        expect(cut[0]!.highlights.length).to.be.greaterThan(0);
+        return new WeakRef(cut);
+      };
+      for (let i = 0; i < 20; i++) answers.push(await search());
+      expect(lane.started, 'the thread is still running').to.equal(true);
+      await new Promise((resolve) => setImmediate(resolve)); // a WeakRef keeps its target until the job ends
+      collectGarbage();
+      expect(answers.flatMap((a, i) => (a.deref() === undefined ? [] : [i])), 'answers still held').to.deep.equal([]);
+    } finally {
+      await lane.close();
+    }
+  });
+
+  it('rejects a call waiting on a thread that ends, and makes it again on a new thread', async () => {
+    const lane = SnippetLane.start();
+    try {
+      await lane.snippets([{ text: 'warm up', summary: '' }], []);
+      const crashed = lane.crash();
+      // Sent after the exit: the first thread never answers it; its end does, and the call goes to a new thread.
+      const waiting = lane.snippets([{ text: 'lighthouse keepers', summary: '' }], ['lighthous']);
+      await crashed;
+      const cut = await waiting;
+      expect(cut[0]!.highlights).to.deep.equal([[0, 10]]);
+      expect(lane.starts).to.equal(2);
+      expect(lane.waiting).to.equal(0);
+    } finally {
+      await lane.close();
     }
   });
 });

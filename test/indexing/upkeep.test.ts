@@ -225,4 +225,23 @@ forEachEngine('IndexUpkeep', (engine) => {
     }
     expect(await store.search.analyze(1_000)).to.equal(null);
   });
+
+  it('refreshes statistics while a long run goes on, from what its passes seal, before the run says what it wrote', async () => {
+    const tuples = async (): Promise<number> => (await db.query<{ n: number }>(`SELECT reltuples::float8 AS n FROM pg_class WHERE relname = 'files'`)).rows[0]!.n;
+    const upkeep = new IndexUpkeep({ store, logger: createLogger('silent'), analyzeAfter: 40, tailThreshold: 10, checkEveryMs: 0 });
+    try {
+      upkeep.runStarted();
+      await insertFiles(db, Array.from({ length: 60 }, (_, i) => ({ path: `/r/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `slate ${i}` })));
+      expect(await tuples(), 'never analyzed').to.be.lessThan(0);
+      // The periodic check during the run: it seals the 60 new documents, and that is reason enough to analyze.
+      expect(upkeep.check()).to.equal(true);
+      await upkeep.idle();
+      expect(upkeep.state.sealed).to.equal(60);
+      expect(await tuples()).to.equal(60);
+      expect(upkeep.state.analyzed).to.be.greaterThan(0);
+    } finally {
+      upkeep.runEnded();
+      await upkeep.close();
+    }
+  });
 });

@@ -293,8 +293,6 @@ interface LadderArgs {
   typing: boolean;
 }
 
-/** The directory query i is scoped to, if any. */
-
 function mb(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(0)} MB`;
 }

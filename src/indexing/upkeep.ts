@@ -32,10 +32,16 @@ export interface IndexUpkeepDeps {
   compactAfter?: number;
 }
 
-/** Small enough to stay short on a loaded machine before the first measurement sizes the next. */
-const FIRST_SLICE = 64;
-const MIN_SLICE = 16;
-const MAX_SLICE = 8192;
+/**
+ * A seal's slice, in documents and in postings, each sized from its own rate: a slice's time is its postings'
+ * (~10 µs each), and a count of documents sized on small files ran to 1,338 ms when larger ones followed (a home
+ * directory's first run, stop 63). The first is small enough to stay short on a loaded machine before the first
+ * measurement sizes the next.
+ */
+const SEAL_SLICE = {
+  docs: { first: 64, min: 16, max: 8192 },
+  postings: { first: 16_384, min: 1024, max: 4_194_304 },
+} as const;
 /**
  * The same for compaction, in blocks (a block is one to 128 postings, which bounds the bytes a step reads) and in
  * postings (which bound its work: keyword/compaction.ts, CompactionSlice); each sized from its own rate.
@@ -71,7 +77,7 @@ export interface UpkeepState {
 
 export class IndexUpkeep {
   readonly #deps: IndexUpkeepDeps;
-  #slice = FIRST_SLICE;
+  #sealSlice = { docs: SEAL_SLICE.docs.first as number, postings: SEAL_SLICE.postings.first as number };
   #compactSlice: CompactionSlice & { postings: number } = { blocks: COMPACT_SLICE.blocks.first, postings: COMPACT_SLICE.postings.first };
   #vectorSlice: number = VECTOR_SLICE.first;
   #running: Promise<void> | null = null;
@@ -187,7 +193,11 @@ export class IndexUpkeep {
         if (this.#closed) return;
         // The slice's own time on the store's thread: the call's round trip also counts its wait behind searches.
         // The target is also the slice's budget: a slice that runs slow (a loaded machine) stops early.
-        const { sealed, large, remaining, ms } = await search.sealKeywords(this.#slice, this.#deps.sliceMs ?? 150);
+        const { sealed, postings, large, remaining, ms } = await search.sealKeywords(
+          this.#sealSlice.docs,
+          this.#deps.sliceMs ?? 150,
+          this.#sealSlice.postings,
+        );
         this.#state.sealed += sealed;
         // What a pass seals was written: while a run goes on (it says written() only at its end), this is what
         // brings its tables' statistics along (below). A home directory's first run lasts an hour, and its
@@ -195,8 +205,8 @@ export class IndexUpkeep {
         // lexicon 52 against 27 CPU ms a search, the keyword statement 63 against 43, with them).
         this.#written += sealed;
         this.#state.longestSliceMs = Math.max(this.#state.longestSliceMs, ms);
-        // A large document's slice is sized by its words, not by #slice: its time says nothing of the rate.
-        if (!large) this.#adapt(sealed, remaining, ms);
+        // A large document's slice is sized by its words, not by #sealSlice: its time says nothing of the rate.
+        if (!large) this.#adapt(sealed, postings, remaining, ms);
         if (remaining === 0 || (sealed === 0 && !large)) break;
         await pause(this.#deps.pauseMs ?? 25);
       }
@@ -266,11 +276,16 @@ export class IndexUpkeep {
     return false; // closed meanwhile
   }
 
-  /** Sizes the next slice so that it takes about the target time. */
-  #adapt(sealed: number, remaining: number, ms: number): void {
-    // A short last slice says nothing of the rate; one the clock stopped early does (it ran slow).
-    if (sealed === 0 || (sealed < this.#slice && remaining === 0)) return;
-    this.#slice = nextSlice(sealed, this.#slice, ms, this.#deps.sliceMs ?? 150, { min: MIN_SLICE, max: MAX_SLICE });
+  /** Sizes the next seal's slice so that it takes about the target time, by documents and by postings. */
+  #adapt(sealed: number, postings: number, remaining: number, ms: number): void {
+    // A short last slice says nothing of the rate; one the clock or its postings stopped early does.
+    if (sealed === 0 || (sealed < this.#sealSlice.docs && remaining === 0)) return;
+    const target = this.#deps.sliceMs ?? 150;
+    this.#sealSlice = {
+      docs: nextSlice(sealed, this.#sealSlice.docs, ms, target, SEAL_SLICE.docs),
+      // Documents without words (emptied files) move no postings and say nothing of their rate.
+      postings: postings > 0 ? nextSlice(postings, this.#sealSlice.postings, ms, target, SEAL_SLICE.postings) : this.#sealSlice.postings,
+    };
   }
 }
 

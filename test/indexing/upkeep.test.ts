@@ -101,9 +101,13 @@ forEachEngine('IndexUpkeep', (engine) => {
     const logged = createLogger('silent');
     const upkeep = new IndexUpkeep({ store, logger: logged, pauseMs: 1, checkEveryMs: 0 });
     const sealKeywords = store.search.sealKeywords.bind(store.search);
-    store.search.sealKeywords = async (maxDocs, budgetMs) => {
-      const progress = await sealKeywords(maxDocs, budgetMs);
+    const bounds: boolean[] = [];
+    store.search.sealKeywords = async (maxDocs, budgetMs, slicePostings) => {
+      const progress = await sealKeywords(maxDocs, budgetMs, slicePostings);
       seals.push(`${progress.sealed}/${progress.postings}${progress.large ? ' large' : ''}`);
+      // Every call is bounded by postings too, and a slice of documents keeps to it (one document at least).
+      expect(slicePostings).to.be.a('number').within(1, 4_194_304);
+      if (!progress.large) bounds.push(progress.sealed <= 1 || progress.postings <= slicePostings!);
       return progress;
     };
     try {
@@ -118,6 +122,7 @@ forEachEngine('IndexUpkeep', (engine) => {
         `1/${10_004 - (calls - 1) * LARGE_DOCUMENT_POSTINGS} large`,
       ]);
       expect(calls).to.be.greaterThan(1);
+      expect(bounds).to.not.be.empty.and.not.include(false);
       expect(await search()).to.deep.equal(before);
     } finally {
       await upkeep.close();

@@ -33,6 +33,9 @@ const PROBE_SHARE = 4;
  */
 export const LARGE_DOCUMENT_POSTINGS = 8192;
 
+/** No bound on a slice's postings beyond its documents' (the SQL function's integer). */
+export const MAX_SLICE_POSTINGS = 2_147_483_647;
+
 /**
  * Seals the `maxDocs` lowest unsealed documents, in one transaction. The slice was sized from earlier ones, and on
  * a loaded machine the same number of documents can take three times as long (bench:search's stall run: 573 ms
@@ -40,31 +43,42 @@ export const LARGE_DOCUMENT_POSTINGS = 8192;
  * the other three quarters only if the quarter took at most a quarter of the budget; otherwise the slice stops
  * there, short. Two statements, not one per quarter: each statement starts new blocks for every word it meets.
  * A slice stops before a large document (more than `largePostings` words); one that starts at it seals only
- * `largePostings` of its words, whatever `maxDocs` says.
+ * `largePostings` of its words, whatever `maxDocs` says. With `slicePostings` it also stops before the document that
+ * would take its postings past that many (at least one document a call; sql/0023): a slice's time is its postings',
+ * so a count of documents sized on small files runs long when larger ones follow (a seal of 1,338 ms in a home
+ * directory's first run, stop 63).
  */
 export async function sealKeywordIndex(
   db: SqlDatabase,
   maxDocs: number,
   budgetMs = Infinity,
   largePostings = LARGE_DOCUMENT_POSTINGS,
+  slicePostings = MAX_SLICE_POSTINGS,
 ): Promise<SealProgress> {
   if (!Number.isSafeInteger(maxDocs) || maxDocs < 1) throw new RangeError(`bad slice size ${maxDocs}`);
   if (!(budgetMs > 0)) throw new RangeError(`bad time budget ${budgetMs}`);
   if (!Number.isSafeInteger(largePostings) || largePostings < 1) throw new RangeError(`bad large-document slice ${largePostings}`);
+  if (!Number.isSafeInteger(slicePostings) || slicePostings < 1 || slicePostings > MAX_SLICE_POSTINGS) {
+    throw new RangeError(`bad slice postings ${slicePostings}`);
+  }
   const started = performance.now();
-  const seal = async (tx: SqlExecutor, n: number): Promise<{ docs: number; postings: number; large: boolean }> => {
-    const row = (await tx.query<{ docs: number; postings: number; large: boolean }>(
-      'SELECT docs_sealed AS docs, postings_moved AS postings, large_document AS large FROM filesift_keyword_seal($1::integer, $2::integer)',
-      [n, largePostings],
+  type Sealed = { docs: number; postings: number; large: boolean; cut: boolean };
+  const seal = async (tx: SqlExecutor, docs: number, postingsBound: number): Promise<Sealed> => {
+    const row = (await tx.query<Sealed>(
+      'SELECT docs_sealed AS docs, postings_moved AS postings, large_document AS large, cut_by_postings AS cut FROM filesift_keyword_seal($1::integer, $2::integer, $3::integer)',
+      [docs, largePostings, postingsBound],
     )).rows[0];
-    return { docs: row?.docs ?? 0, postings: row?.postings ?? 0, large: row?.large ?? false };
+    return { docs: row?.docs ?? 0, postings: row?.postings ?? 0, large: row?.large ?? false, cut: row?.cut ?? false };
   };
   const progress = await db.transaction(async (tx) => {
-    const probe = Number.isFinite(budgetMs) && maxDocs >= PROBE_SHARE ? Math.ceil(maxDocs / PROBE_SHARE) : maxDocs;
-    const first = await seal(tx, probe);
+    const probing = Number.isFinite(budgetMs) && maxDocs >= PROBE_SHARE;
+    const probe = probing ? Math.ceil(maxDocs / PROBE_SHARE) : maxDocs;
+    const probePostings = probing ? Math.ceil(slicePostings / PROBE_SHARE) : slicePostings;
+    const first = await seal(tx, probe, probePostings);
     let { docs: sealed, postings, large } = first;
-    if (!large && sealed === probe && probe < maxDocs && performance.now() - started <= budgetMs / PROBE_SHARE) {
-      const rest = await seal(tx, maxDocs - probe);
+    // The rest only after a probe that used its whole share, of documents or of postings, within its time.
+    if (!large && probing && (sealed === probe || first.cut) && performance.now() - started <= budgetMs / PROBE_SHARE) {
+      const rest = await seal(tx, maxDocs - sealed, Math.max(1, slicePostings - postings));
       sealed += rest.docs;
       postings += rest.postings;
       large = rest.large;

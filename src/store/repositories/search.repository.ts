@@ -81,9 +81,10 @@ export interface SearchRepository {
   /**
    * Seals up to `maxDocs` unsealed documents of the keyword index into blocks, in one short transaction; answers
    * how many it sealed and how many remain. The caller repeats it in slices (searches run between them). With a
-   * `budgetMs` the slice stops early, sealing fewer, once it has taken that long (keyword/maintenance.ts).
+   * `budgetMs` the slice stops early, sealing fewer, once it has taken that long; with `slicePostings` it stops
+   * before the document that would take its postings past that many (keyword/maintenance.ts).
    */
-  sealKeywords(maxDocs: number, budgetMs?: number): Promise<SealProgress>;
+  sealKeywords(maxDocs: number, budgetMs?: number, slicePostings?: number): Promise<SealProgress>;
   /**
    * One step of the vector index's upkeep, in one short transaction (vectors/vector-lists.ts): a list past its
    * bound split in two, or else up to `batch` chunks of the tail packed into their lists (and, once the tail is
@@ -267,8 +268,8 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       return { hits, also };
     },
 
-    sealKeywords(maxDocs, budgetMs) {
-      return sealKeywordIndex(db, maxDocs, budgetMs);
+    sealKeywords(maxDocs, budgetMs, slicePostings) {
+      return sealKeywordIndex(db, maxDocs, budgetMs, undefined, slicePostings);
     },
 
     async maintainVectors(batch) {

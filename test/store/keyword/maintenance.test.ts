@@ -3,7 +3,7 @@
  * ran over its share, the next slices go on from there, and nothing is lost: every document ends up sealed and
  * every search answers as it did from the tail. A large document is sealed alone, a bounded number of its words a
  * call (sql/0019), searches answering the same after every call, and one that leaves half sealed leaves nothing
- * behind. Both engines.
+ * behind. A slice bounded by postings stops before the document that would pass them (sql/0023). Both engines.
  */
 import { expect } from 'chai';
 import { insertFiles } from '../../../bench/lib/keyword-db.js';
@@ -60,6 +60,37 @@ forEachEngine('sealKeywordIndex', (engine) => {
     expect(await sealKeywordIndex(db, 120, 60_000)).to.include({ sealed: 120, remaining: 80 });
     expect(await sealKeywordIndex(db, 120)).to.include({ sealed: 80, remaining: 0 });
     expect(await searches()).to.deep.equal(before);
+  });
+
+  /** The keyword index's documents in order with their postings (distinct words). */
+  const postingsByDoc = async (): Promise<number[]> =>
+    (await db.query<{ n: number }>('SELECT lexemes AS n FROM keyword_docs ORDER BY doc')).rows.map((r) => r.n);
+
+  it('stops a slice before the document that would take its postings past its bound, one document at least, and loses nothing', async () => {
+    const before = await searches();
+    const postings = await postingsByDoc();
+    expect(postings).to.have.length(200);
+    expect(new Set(postings).size).to.be.greaterThan(1); // documents of different sizes, so the cut matters
+    const upTo = (n: number) => postings.slice(0, n).reduce((a, b) => a + b, 0);
+    // Three documents' postings, and one fewer than four's: three documents either way.
+    expect(await sealKeywordIndex(db, 100, Infinity, undefined, upTo(3))).to.include({ sealed: 3, postings: upTo(3), remaining: 197 });
+    const next = postings.slice(3);
+    const fourth = (n: number) => next.slice(0, n).reduce((a, b) => a + b, 0);
+    expect(await sealKeywordIndex(db, 100, Infinity, undefined, fourth(4) - 1)).to.include({ sealed: 3, postings: fourth(3), remaining: 194 });
+    // A bound below one document's postings still seals that document.
+    expect(await sealKeywordIndex(db, 100, Infinity, undefined, 1)).to.include({ sealed: 1, postings: postings[6], remaining: 193 });
+    // With a budget the quarter probe is cut by its share of the postings and the rest goes on within the whole.
+    const bound = upTo(47) - upTo(7);
+    const probed = await sealKeywordIndex(db, 100, 60_000, undefined, bound);
+    expect(probed).to.include({ sealed: 40, postings: bound, remaining: 153 });
+    for (let left = probed.remaining; left > 0; ) left = (await sealKeywordIndex(db, 100, 60_000, undefined, 25)).remaining;
+    expect(await store.search.unsealedKeywords()).to.equal(0);
+    expect(await searches()).to.deep.equal(before);
+  });
+
+  it('refuses a bound on postings that is not a positive integer', async () => {
+    for (const bound of [0, -1, 1.5, Number.NaN]) await expectRejection(sealKeywordIndex(db, 10, Infinity, undefined, bound), /bad slice postings/);
+    expect(await store.search.unsealedKeywords()).to.equal(200);
   });
 
   it('refuses a budget that is not a positive number of milliseconds', async () => {

@@ -1,11 +1,11 @@
 -- A seal's slice bounded by its postings as well as its documents (issue 13: no store call may hold PGlite's only
 -- thread for more than ~1 s while searches wait). A slice's time is its postings' (the tail's delete, the sort by
--- word, the blocks' insert: ~10 µs each), but the upkeep sized it in documents from the last slice's rate, so a
+-- word, the blocks' insert: 5-12 µs each), but the upkeep sized it in documents from the last slice's rate, so a
 -- slice sized on small files that met larger ones ran long: a whole home directory's first run (234,482 files,
--- stop 63) had seals of 99 ms on average and one of 1,338 ms. Now the slice also stops before the document that
--- would take its postings past slice_postings (at least one document a call; the default: no bound, as before),
--- and the upkeep sizes both from their own rates, as it does compaction's blocks and postings. cut_by_postings
--- says the slice stopped there with documents left among its max_docs.
+-- stop 63) had seals of 99 ms on average and one of 1,338 ms, and one on its tenth took 18 s. Now the slice also
+-- stops before the document that would take its postings past slice_postings (at least one document a call; the
+-- default: no bound, as before), and the upkeep sizes both from their own rates, as it does compaction's blocks
+-- and postings. cut_by_postings says the slice stopped there with documents left among its max_docs.
 DROP FUNCTION filesift_keyword_seal(integer, integer);
 
 CREATE FUNCTION filesift_keyword_seal(max_docs integer, max_postings integer DEFAULT 8192,

@@ -34,8 +34,8 @@ export interface IndexUpkeepDeps {
 
 /**
  * A seal's slice, in documents and in postings, each sized from its own rate: a slice's time is its postings'
- * (~10 µs each), and a count of documents sized on small files ran to 1,338 ms when larger ones followed (a home
- * directory's first run, stop 63). The first is small enough to stay short on a loaded machine before the first
+ * (5–12 µs each), and a count of documents sized on small files ran long when larger ones followed: 1,338 ms in a
+ * home directory's first run (stop 63), 18 s once on its tenth (docs/benchmarks/corpus.md, stop 64). The first is small enough to stay short on a loaded machine before the first
  * measurement sizes the next.
  */
 const SEAL_SLICE = {

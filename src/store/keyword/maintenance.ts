@@ -45,8 +45,8 @@ export const MAX_SLICE_POSTINGS = 2_147_483_647;
  * A slice stops before a large document (more than `largePostings` words); one that starts at it seals only
  * `largePostings` of its words, whatever `maxDocs` says. With `slicePostings` it also stops before the document that
  * would take its postings past that many (at least one document a call; sql/0023): a slice's time is its postings',
- * so a count of documents sized on small files runs long when larger ones follow (a seal of 1,338 ms in a home
- * directory's first run, stop 63).
+ * so a count of documents sized on small files runs long when larger ones follow (18 s once on a home
+ * directory's tenth, stop 64).
  */
 export async function sealKeywordIndex(
   db: SqlDatabase,

@@ -35,8 +35,8 @@ export interface IndexUpkeepDeps {
 /**
  * A seal's slice, in documents and in postings, each sized from its own rate: a slice's time is its postings'
  * (5–12 µs each), and a count of documents sized on small files ran long when larger ones followed: 1,338 ms in a
- * home directory's first run (stop 63), 18 s once on its tenth (docs/benchmarks/corpus.md, stop 64). The first is small enough to stay short on a loaded machine before the first
- * measurement sizes the next.
+ * home directory's first run (stop 63), 18 s once on its tenth (docs/benchmarks/corpus.md, stop 64). The first is
+ * small enough to stay short on a loaded machine before the first measurement sizes the next.
  */
 const SEAL_SLICE = {
   docs: { first: 64, min: 16, max: 8192 },
@@ -77,7 +77,7 @@ export interface UpkeepState {
 
 export class IndexUpkeep {
   readonly #deps: IndexUpkeepDeps;
-  #sealSlice = { docs: SEAL_SLICE.docs.first as number, postings: SEAL_SLICE.postings.first as number };
+  #sealSlice: { docs: number; postings: number } = { docs: SEAL_SLICE.docs.first, postings: SEAL_SLICE.postings.first };
   #compactSlice: CompactionSlice & { postings: number } = { blocks: COMPACT_SLICE.blocks.first, postings: COMPACT_SLICE.postings.first };
   #vectorSlice: number = VECTOR_SLICE.first;
   #running: Promise<void> | null = null;

@@ -71,16 +71,15 @@ forEachEngine('sealKeywordIndex', (engine) => {
     const postings = await postingsByDoc();
     expect(postings).to.have.length(200);
     expect(new Set(postings).size).to.be.greaterThan(1); // documents of different sizes, so the cut matters
-    const upTo = (n: number) => postings.slice(0, n).reduce((a, b) => a + b, 0);
+    /** The postings of the `n` documents from the `from`th. */
+    const sum = (from: number, n: number) => postings.slice(from, from + n).reduce((a, b) => a + b, 0);
     // Three documents' postings, and one fewer than four's: three documents either way.
-    expect(await sealKeywordIndex(db, 100, Infinity, undefined, upTo(3))).to.include({ sealed: 3, postings: upTo(3), remaining: 197 });
-    const next = postings.slice(3);
-    const fourth = (n: number) => next.slice(0, n).reduce((a, b) => a + b, 0);
-    expect(await sealKeywordIndex(db, 100, Infinity, undefined, fourth(4) - 1)).to.include({ sealed: 3, postings: fourth(3), remaining: 194 });
+    expect(await sealKeywordIndex(db, 100, Infinity, undefined, sum(0, 3))).to.include({ sealed: 3, postings: sum(0, 3), remaining: 197 });
+    expect(await sealKeywordIndex(db, 100, Infinity, undefined, sum(3, 4) - 1)).to.include({ sealed: 3, postings: sum(3, 3), remaining: 194 });
     // A bound below one document's postings still seals that document.
     expect(await sealKeywordIndex(db, 100, Infinity, undefined, 1)).to.include({ sealed: 1, postings: postings[6], remaining: 193 });
     // With a budget the quarter probe is cut by its share of the postings and the rest goes on within the whole.
-    const bound = upTo(47) - upTo(7);
+    const bound = sum(7, 40);
     const probed = await sealKeywordIndex(db, 100, 60_000, undefined, bound);
     expect(probed).to.include({ sealed: 40, postings: bound, remaining: 153 });
     for (let left = probed.remaining; left > 0; ) left = (await sealKeywordIndex(db, 100, 60_000, undefined, 25)).remaining;

@@ -61,16 +61,16 @@ const WAL_CHECK_EVERY = 200;
  * of an idle service with an empty index (measured: store thread 304 → 175 MB RSS with 16 MB). A database smaller
  * than the default gets twice its size (so it still fits after growing) rounded up to 16 MB, at least 16 MB;
  * one of 64 MB or more keeps the default, which searches were measured with (README "Search latency").
- * From a gigabyte of data (~80,000 files) they double: the vector index alone is larger than 128 MB there
- * (195 MB at 100k files), and a semantic search read ~740 of its pages through the file system each time (12 ms
- * of 14); with 256 MB a hybrid search at 100k cost 31.2 CPU ms instead of 37.6 (bench:search-profile, same rung).
+ * No more at any size: from a gigabyte of data (~80,000 files) they were doubled while the vector index was an HNSW
+ * graph that a semantic search walked page by page (195 MB at 100k files); the vector lists read a few packed lists
+ * a search, and 256 MB cost the same CPU a search as 128 at 100k files and on a whole home directory (2.2 GB)
+ * while holding 128 MB more for as long as the service runs (docs/benchmarks/memory.md, stop 65).
  * Fixed until the next start: a first bulk run on an empty index runs with the floor.
  */
-export const SHARED_BUFFERS_MB = { floor: 16, step: 16, ceiling: 128, large: 256, largeFromBytes: 1024 ** 3 } as const;
+export const SHARED_BUFFERS_MB = { floor: 16, step: 16, ceiling: 128 } as const;
 
 export function sharedBuffersMb(databaseBytes: number): number {
-  const { floor, step, ceiling, large, largeFromBytes } = SHARED_BUFFERS_MB;
-  if (databaseBytes >= largeFromBytes) return large;
+  const { floor, step, ceiling } = SHARED_BUFFERS_MB;
   const wanted = Math.ceil((2 * databaseBytes) / (step * 1024 * 1024)) * step;
   return Math.min(ceiling, Math.max(floor, wanted));
 }

@@ -168,6 +168,7 @@ export class IndexingService {
       ok: true,
       threads: s.threads,
       max_threads: s.maxThreads,
+      thread_limit: s.threadLimit,
       queued_tasks: s.queued,
       completed_tasks: s.completed,
       utilization: s.utilization,

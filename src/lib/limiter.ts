@@ -11,6 +11,16 @@ export class Limiter {
     return this.#waiting.length;
   }
 
+  /** Slots taken. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** The slots there are (setLimit's last value). */
+  get size(): number {
+    return this.limit;
+  }
+
   setLimit(limit: number): void {
     this.limit = limit;
     this.#wake();

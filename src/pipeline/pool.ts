@@ -7,6 +7,7 @@ import { describeEmbedder } from './embedders/index.js';
 import type { SharedStaticTable } from './embedders/static-table.js';
 import type { EmbedderInfo } from './embedders/types.js';
 import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PipelineWorkerData, PrepareTask, ProbeTask, SharedWords, TaskResult } from './task.js';
+import { ThreadPacer } from './thread-pacer.js';
 import type { ParseOutcome } from './types.js';
 
 const ABORTED = { ok: false, code: 'aborted', reason: 'cancelled' } as const;
@@ -56,6 +57,10 @@ export interface PipelinePoolOptions extends EmbedderLocation {
   idleTimeoutMs?: number;
   /** Test seam: how long a thread idles before it collects its garbage (default: the worker's IDLE_COLLECT_MS). */
   idleCollectMs?: number;
+  /** Test seam: the thread pacer's window and the cores it counts (thread-pacer.ts). */
+  pace?: { windowMs?: number; cores?: number };
+  /** Test seam: false works every thread whenever tasks wait (no pacing). */
+  pacing?: boolean;
 }
 
 /** Why a task did not give a result: the pool carries on either way. */
@@ -65,6 +70,8 @@ export type TaskOutcome<R> = { ok: true; value: R } | TaskFailure;
 export interface PoolStats {
   threads: number;
   maxThreads: number;
+  /** Threads that may work now, paced by demand between 1 and maxThreads (thread-pacer.ts). */
+  threadLimit: number;
   queued: number;
   completed: number;
   utilization: number;
@@ -77,16 +84,22 @@ export interface RunOptions {
 }
 
 /**
- * The only module that imports piscina: a pool of queue.max_concurrency pipeline threads (by default one fewer
- * than the cores: settings/schema.ts). A task that throws, exceeds its timeout (its thread is terminated) or kills
- * its thread comes back as a TaskFailure value.
+ * The only module that imports piscina: a pool of up to queue.max_concurrency pipeline threads (by default one
+ * fewer than the cores: settings/schema.ts), of which as many work as demand keeps busy (thread-pacer.ts). A task
+ * that throws, exceeds its timeout (its thread is terminated) or kills its thread comes back as a TaskFailure value.
  */
 export class PipelinePool {
   #pool: Piscina;
   /** Pools replaced by resize, finishing their tasks. */
   readonly #draining = new Set<Piscina>();
-  /** One task per thread is handed to piscina at a time, so a task's timeout counts its run, not its wait. */
+  /**
+   * One task per working thread is handed to piscina at a time, so a task's timeout counts its run, not its wait;
+   * the pacer sets how many threads work (the rest idle out after idleTimeout).
+   */
   readonly #admission: Limiter;
+  readonly #pacer: ThreadPacer;
+  /** Ticks the pacer while tasks run or wait (a long task with others waiting changes no count). */
+  #paceTimer: NodeJS.Timeout | undefined;
   /** Per thread, resolves once it has loaded its module (or exited): see #untilLoaded. */
   readonly #loading = new WeakMap<Worker, Promise<void>>();
   /** Bumped by useEmbedder: the same folder may hold another model after a pull, so the path alone is no key. */
@@ -101,7 +114,37 @@ export class PipelinePool {
       throw new TypeError('options.threads must be a positive integer');
     }
     this.#pool = this.#create(options);
-    this.#admission = new Limiter(options.threads);
+    this.#pacer = new ThreadPacer({ max: options.threads, ...options.pace });
+    this.#admission = new Limiter(options.pacing === false ? options.threads : this.#pacer.limit);
+  }
+
+  /** Tells the pacer the current counts and applies the limit it answers. */
+  #pace(): void {
+    if (this.options.pacing === false) return;
+    const limit = this.#pacer.observe(this.#admission.running, this.#admission.waiting);
+    if (limit !== this.#admission.size) this.#admission.setLimit(limit);
+    const busy = this.#admission.running + this.#admission.waiting > 0;
+    if (busy && this.#paceTimer === undefined) {
+      this.#paceTimer = setInterval(() => this.#pace(), this.#pacer.windowMs);
+      this.#paceTimer.unref();
+    } else if (!busy && this.#paceTimer !== undefined) {
+      clearInterval(this.#paceTimer);
+      this.#paceTimer = undefined;
+    }
+  }
+
+  /** Takes an admission slot (false: cancelled first), the pacer told of the wait and of the start. */
+  async #admit(signal: AbortSignal | undefined): Promise<boolean> {
+    const admitting = this.#admission.acquire(signal);
+    this.#pace();
+    const admitted = await admitting;
+    if (admitted) this.#pace();
+    return admitted;
+  }
+
+  #release(): void {
+    this.#admission.release();
+    this.#pace();
   }
 
   #create(options: PipelinePoolOptions): Piscina {
@@ -223,12 +266,15 @@ export class PipelinePool {
    */
   async #run<T extends PipelineTask>(task: T, options: RunOptions): Promise<TaskOutcome<TaskResult<T>>> {
     const { signal } = options;
-    if (!(await this.#admission.acquire(signal))) return ABORTED;
-    if (signal?.aborted) {
-      this.#admission.release();
+    if (!(await this.#admit(signal))) {
+      this.#pace(); // an abort left the line
       return ABORTED;
     }
-    const running = this.#runAdmitted(task, options.timeoutMs).finally(() => this.#admission.release());
+    if (signal?.aborted) {
+      this.#release();
+      return ABORTED;
+    }
+    const running = this.#runAdmitted(task, options.timeoutMs).finally(() => this.#release());
     if (!signal) return running;
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<TaskOutcome<TaskResult<T>>>((resolve) => {
@@ -270,7 +316,8 @@ export class PipelinePool {
     const old = this.#pool;
     this.options = { ...this.options, threads };
     this.#pool = this.#create(this.options);
-    this.#admission.setLimit(threads);
+    this.#pacer.setMax(threads);
+    this.#admission.setLimit(this.options.pacing === false ? threads : this.#pacer.limit);
     await this.#retire(old);
   }
 
@@ -310,6 +357,7 @@ export class PipelinePool {
     return {
       threads: this.#pool.threads.length,
       maxThreads: this.#pool.maxThreads,
+      threadLimit: this.#admission.size,
       queued: this.#admission.waiting,
       completed: this.#pool.completed,
       utilization: Math.round(this.#pool.utilization * 1000) / 1000,
@@ -326,6 +374,8 @@ export class PipelinePool {
    * shutdown (threads still busy after `graceMs` are terminated). Terminating a thread mid-task could cut onnxruntime's native code, which aborts the process.
    */
   async close(graceMs = 15_000): Promise<void> {
+    clearInterval(this.#paceTimer);
+    this.#paceTimer = undefined;
     const pools = [this.#pool, ...this.#draining];
     let timer: NodeJS.Timeout | undefined;
     const graceful = Promise.all(
@@ -344,6 +394,8 @@ export class PipelinePool {
 
   /** Stops without waiting for tasks (those in flight fail); threads still loading are let finish first. */
   async destroy(): Promise<void> {
+    clearInterval(this.#paceTimer);
+    this.#paceTimer = undefined;
     await Promise.all(
       [this.#pool, ...this.#draining].map(async (p) => {
         await this.#untilLoaded(p);

@@ -41,6 +41,8 @@ describe('a misbehaving pipeline worker', () => {
     expect(byName['fine.txt']).to.include({ status: 'indexed' });
     const status = await t.request('GET', '/api/status/');
     expect(status.body).to.have.nested.property('worker_pool.ok', true);
+    const pool = status.body.worker_pool as { thread_limit: number; max_threads: number };
+    expect(pool.thread_limit).to.be.within(1, pool.max_threads);
     // The pool still works after losing threads.
     const again = t.service.indexing.startFile(tree.path('fine.txt'), { force: true });
     await t.service.indexing.settled();

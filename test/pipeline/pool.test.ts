@@ -27,7 +27,8 @@ describe('PipelinePool', () => {
   });
   after(() => rm(tmp, { recursive: true, force: true }));
   beforeEach(() => {
-    pool = new PipelinePool({ threads: 2, modelDir: null, builtinDir: defaultBuiltinDir() });
+    // Unpaced, so that concurrent tasks reach both threads (the pacing has its own test below).
+    pool = new PipelinePool({ threads: 2, modelDir: null, builtinDir: defaultBuiltinDir(), pacing: false });
   });
   afterEach(() => pool.destroy());
 
@@ -68,7 +69,8 @@ describe('PipelinePool', () => {
   });
 
   it("threads embed with the process's one table: the pool reads it once, sends it, and drops it with the last thread", async () => {
-    const idle = new PipelinePool({ threads: 2, modelDir: null, builtinDir: defaultBuiltinDir(), idleTimeoutMs: 300 });
+    // Both threads at work from the first tasks (no pacing), so that both embed from the table.
+    const idle = new PipelinePool({ threads: 2, modelDir: null, builtinDir: defaultBuiltinDir(), idleTimeoutMs: 300, pacing: false });
     const key = path.resolve(defaultBuiltinDir());
     const [id] = StaticTokenizer.fromVocabFile(path.join(defaultBuiltinDir(), 'vocab.txt')).ids('lighthouse');
     const watcher = holdBuiltin(defaultBuiltinDir()); // the same memory as the pool's (a query lane holds it so)
@@ -155,6 +157,44 @@ describe('PipelinePool', () => {
       void behind;
     } finally {
       await one.destroy();
+    }
+  });
+
+  it('works as many threads as demand keeps busy: all while tasks queue for them, one when a slower stage paces the files, the rest leave', async function () {
+    this.timeout(180_000);
+    const paced = new PipelinePool({ threads: 3, modelDir: null, builtinDir: defaultBuiltinDir(), pace: { windowMs: 250, cores: 64 }, idleTimeoutMs: 1_000 });
+    try {
+      // (Cores enough that growing never waits for one free: the test machine's two would hold it at one or two.)
+      expect(paced.stats()).to.include({ threadLimit: 1, maxThreads: 3, threads: 0 });
+      // Twelve files in flight whose tasks are the slow part (a transformer-bound run): they queue for threads.
+      let stop = false;
+      const text = 'a lighthouse keeper watched the storm over the harbour '.repeat(300);
+      const embedLoop = (body: string, after: () => Promise<void>) =>
+        Promise.all(
+          Array.from({ length: 12 }, async () => {
+            while (!stop) {
+              const outcome = await paced.embed({ path: '/f.txt', text: body, title: '' }, timing);
+              if (!outcome.ok) throw new Error(outcome.reason);
+              await after();
+            }
+          }),
+        );
+      const saturating = embedLoop(text, async () => {});
+      await eventually(() => paced.stats().threadLimit === 3 && paced.stats().threads === 3, 120_000);
+      stop = true;
+      await saturating;
+      // The same twelve, each task short and then 40 ms alone in a serial stage (the store's one thread): the
+      // threads stand idle most of the time, so the limit falls to one and the two threads no longer handed a
+      // task leave after their idle timeout.
+      stop = false;
+      let serial = Promise.resolve();
+      const store = () => (serial = serial.then(() => new Promise<void>((resolve) => setTimeout(resolve, 40))));
+      const storeBound = embedLoop('sourdough', store);
+      await eventually(() => paced.stats().threadLimit === 1 && paced.stats().threads === 1, 120_000);
+      stop = true;
+      await storeBound;
+    } finally {
+      await paced.destroy();
     }
   });
 

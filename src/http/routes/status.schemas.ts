@@ -50,6 +50,7 @@ export const StatusSchema = Type.Object(
         {
           threads: Type.Integer({ minimum: 0 }),
           max_threads: Type.Integer({ minimum: 0 }),
+          thread_limit: Type.Integer({ minimum: 1, description: 'Threads that may work now: paced by demand between 1 and max_threads (README, Indexing)' }),
           queued_tasks: Type.Integer({ minimum: 0 }),
           completed_tasks: Type.Integer({ minimum: 0 }),
           utilization: Type.Number({ minimum: 0 }),

@@ -1,0 +1,118 @@
+import { expect } from 'chai';
+import { ThreadPacer } from '../../src/pipeline/thread-pacer.js';
+
+/** A pacer on a hand-moved clock, and a way to hold counts for a span of it. */
+function paced(max: number, windowMs = 1_000, cores = 64) {
+  let now = 0;
+  let cpu = 0;
+  /** The process's CPU: a core for each running task, and `others` cores of its other threads (the store). */
+  let running = 0;
+  let others = 0;
+  const clock = () => now;
+  const pacer = new ThreadPacer({ max, windowMs, now: clock, cores, cpuMs: () => cpu });
+  const observe = (r: number, waiting: number) => {
+    running = r;
+    return pacer.observe(r, waiting);
+  };
+  /** Holds `running` and `waiting` for `ms`, then lets the pacer see the time pass; answers the limit. */
+  const hold = (r: number, waiting: number, ms: number, otherCores = 0): number => {
+    observe(r, waiting);
+    others = otherCores;
+    now += ms;
+    cpu += (running + others) * ms;
+    return observe(r, waiting);
+  };
+  /** One window in which `busy` threads' worth ran, tasks waiting (all threads running) `waitedShare` of it. */
+  const windowOf = (busy: number, waitedShare: number): number => {
+    const threads = Math.ceil(busy);
+    const runMs = threads === 0 ? 0 : (busy / threads) * windowMs;
+    const waitMs = Math.min(runMs, waitedShare * windowMs);
+    hold(threads, 1, waitMs);
+    hold(threads, 0, runMs - waitMs);
+    return hold(0, 0, windowMs - runMs);
+  };
+  return { pacer, hold, windowOf, advance: (ms: number) => ((cpu += (running + others) * ms), (now += ms)) };
+}
+
+describe('ThreadPacer', () => {
+  it('starts with one thread and adds one after two saturated windows, then one a saturated window, up to the maximum', () => {
+    const { pacer, hold } = paced(4);
+    expect(pacer.limit).to.equal(1);
+    expect(hold(1, 5, 1_000)).to.equal(1); // one saturated window: a first burst, not yet evidence
+    expect(hold(1, 5, 1_000)).to.equal(2);
+    expect(hold(2, 5, 1_000)).to.equal(3);
+    expect(hold(3, 5, 1_000)).to.equal(4);
+    expect(hold(4, 5, 5_000)).to.equal(4); // never past the maximum
+  });
+
+  it("does not grow for a run's first burst, nor while the threads are busy and nothing waits", () => {
+    const { hold } = paced(4);
+    expect(hold(1, 5, 1_000)).to.equal(1);
+    expect(hold(1, 0, 1_000)).to.equal(1); // the store took over: the thread busy, nothing waiting
+    expect(hold(1, 0, 10_000)).to.equal(1);
+    // Tasks waited, but the thread ran only 80 % of the window: a closed loop paced by the store, not by threads.
+    const { windowOf } = paced(4);
+    for (let i = 0; i < 10; i++) expect(windowOf(0.8, 0.5)).to.equal(1);
+  });
+
+  it('gives a thread back after three windows whose work one fewer would have done at most 80 % busy, down to one', () => {
+    const { pacer, hold, windowOf } = paced(3);
+    hold(1, 5, 1_000);
+    hold(1, 5, 1_000);
+    hold(2, 5, 1_000);
+    expect(pacer.limit).to.equal(3);
+    // Paced by the store: 1.5 threads busy of 3, nothing waiting (two would be 75 % busy).
+    expect(windowOf(1.5, 0)).to.equal(3);
+    expect(windowOf(1.5, 0)).to.equal(3);
+    expect(windowOf(1.5, 0)).to.equal(2);
+    // At two, 1.5 busy would be 150 % of one: kept, however long.
+    for (let i = 0; i < 6; i++) expect(windowOf(1.5, 0)).to.equal(2);
+    // 0.85 busy would be 85 % of one: kept too (a store-paced run's thread and a bit more).
+    for (let i = 0; i < 6; i++) expect(windowOf(0.85, 0)).to.equal(2);
+    // 0.75: one more goes after three windows.
+    expect(windowOf(0.75, 0)).to.equal(2);
+    expect(windowOf(0.75, 0)).to.equal(2);
+    expect(windowOf(0.75, 0)).to.equal(1);
+    for (let i = 0; i < 5; i++) expect(windowOf(0, 0)).to.equal(1);
+  });
+
+  it('does not grow while the process leaves no core free: another thread would add memory and no speed', () => {
+    // Two cores: the one thread saturated, tasks waiting, and the store's thread busy on the other core.
+    const { pacer, hold } = paced(3, 1_000, 2);
+    for (let i = 0; i < 6; i++) hold(1, 5, 1_000, 1);
+    expect(pacer.limit).to.equal(1);
+    // The store on half a core: a core and a half in use of two leaves half free, so it grows.
+    hold(1, 5, 1_000, 0.5);
+    expect(hold(1, 5, 1_000, 0.5)).to.equal(2);
+  });
+
+  it('a long task holding the only thread while others wait grows the limit on its own (the timer ticks, no count changes)', () => {
+    const { pacer, advance } = paced(2);
+    pacer.observe(1, 3);
+    advance(1_000);
+    expect(pacer.observe(1, 3)).to.equal(1);
+    advance(1_000);
+    expect(pacer.observe(1, 3)).to.equal(2);
+  });
+
+  it('closes every window a quiet spell spans, and a long one leaves one thread', () => {
+    const { pacer, hold, advance } = paced(4);
+    for (let i = 0; i < 4; i++) hold(pacer.limit, 5, 1_000);
+    expect(pacer.limit).to.equal(4);
+    pacer.observe(0, 0);
+    advance(3_000); // three idle windows: one thread less
+    expect(pacer.observe(0, 0)).to.equal(3);
+    advance(3_600_000);
+    expect(pacer.observe(0, 0)).to.equal(1);
+  });
+
+  it('keeps within a new maximum', () => {
+    const { pacer, hold } = paced(4);
+    for (let i = 0; i < 4; i++) hold(pacer.limit, 5, 1_000);
+    expect(pacer.limit).to.equal(4);
+    pacer.setMax(2);
+    expect(pacer.limit).to.equal(2);
+    expect(hold(2, 5, 3_000)).to.equal(2);
+    expect(() => pacer.setMax(0)).to.throw(TypeError);
+  });
+});

@@ -7,7 +7,7 @@ import { describeEmbedder } from './embedders/index.js';
 import type { SharedStaticTable } from './embedders/static-table.js';
 import type { EmbedderInfo } from './embedders/types.js';
 import type { EmbedderSource, EmbedResult, EmbedTask, EnrichResult, EnrichTask, PipelineTask, PipelineWorkerData, PrepareTask, ProbeTask, SharedWords, TaskResult } from './task.js';
-import { ThreadPacer } from './thread-pacer.js';
+import { ThreadPacer, type ThreadPacerOptions } from './thread-pacer.js';
 import type { ParseOutcome } from './types.js';
 
 const ABORTED = { ok: false, code: 'aborted', reason: 'cancelled' } as const;
@@ -57,8 +57,8 @@ export interface PipelinePoolOptions extends EmbedderLocation {
   idleTimeoutMs?: number;
   /** Test seam: how long a thread idles before it collects its garbage (default: the worker's IDLE_COLLECT_MS). */
   idleCollectMs?: number;
-  /** Test seam: the thread pacer's window and the cores it counts (thread-pacer.ts). */
-  pace?: { windowMs?: number; cores?: number };
+  /** Test seam: the thread pacer's window and the cores it reads (thread-pacer.ts). */
+  pace?: Pick<ThreadPacerOptions, 'windowMs' | 'cores' | 'idleMs'>;
   /** Test seam: false works every thread whenever tasks wait (no pacing). */
   pacing?: boolean;
 }

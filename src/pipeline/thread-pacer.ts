@@ -12,22 +12,24 @@
  * scheduling, and what it reads — tasks admitted and waiting — exists only inside the pool):
  * - **grow** by one when this window and the one before were both *saturated*: the admitted tasks kept at least
  *   90 % of the limit busy and tasks waited for a thread at least a quarter of the time (busy threads with nobody
- *   waiting gain nothing from another). Two windows so that a run's first burst, before the store has work, does
- *   not start threads (each costs ~1.5 CPU-s of module and model loading). And only while the process left at
- *   least half a core free over the window: with every core busy (the store's thread and the working threads on
- *   a 2-core machine) another thread adds memory and no speed. On the Debian corpus with three threads on two
- *   cores, growing on saturation alone reached three threads in runs of PDFs and peaked 715 MB against 787
- *   unpaced; with the free-core condition as well, see README "Memory".
+ *   waiting gain nothing from another), and a core stood free: half a core's time left by the process (a
+ *   container's quota) and idle on the machine (other programs). With every core busy another thread adds memory
+ *   and no speed. Two windows so that a burst does not start a thread (each costs ~1.5 CPU-s of loading).
  * - **shrink** by one after three windows in a row whose work one thread fewer would have done at most 80 % busy
- *   (busy ≤ 0.8 × (limit − 1)): a thread never handed a task leaves after the pool's idle timeout, and piscina
- *   hands a task to the first idle thread in order, so the last ones are those left idle. Between that and the
- *   growth's 90 % of the limit the pacer holds still. (A whole thread and a quarter idle, the first rule tried,
- *   kept a store-paced run on two threads whose work — 0.75–0.8 of a thread — one does.)
+ *   (busy ≤ 0.8 × (limit − 1)), or in which no core stood free and the threads were not saturated: when the cores
+ *   are all busy, a task's wall time (what "busy" counts) includes its wait for a core, and a thread fewer gives
+ *   its core to the store's thread, which paces the run. Between the two rules the pacer holds still. A thread
+ *   never handed a task leaves after the pool's idle timeout, and piscina hands a task to the first idle thread in
+ *   order, so the last ones are those left idle.
+ * Measured on the Debian corpus with three threads allowed on two cores (README "Memory"): on saturation alone
+ * it reached three threads in runs of PDFs; with the process's free core alone it stayed at two, the second's
+ * tasks ~80 % "busy" waiting beside the store's; with all of the above it grows to two in the run's first seconds
+ * (the pipeline is the slow side until the store has work) and is back at one 6 s later.
  * The limit starts at one; a long task that holds the only thread with others waiting is a saturated window too,
  * so a slow file cannot stall the rest for long when more threads are allowed.
  */
 
-import { availableParallelism } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 
 export interface ThreadPacerOptions {
   /** queue.max_concurrency: the most threads that may work. */
@@ -40,6 +42,8 @@ export interface ThreadPacerOptions {
   cores?: number;
   /** The process's CPU time so far, all threads, in ms (test seam; default process.cpuUsage()). */
   cpuMs?: () => number;
+  /** The machine's idle time so far, all cores, in ms (test seam; default os.cpus()). */
+  idleMs?: () => number;
 }
 
 const DEFAULT_WINDOW_MS = 2_000;
@@ -58,6 +62,8 @@ export class ThreadPacer {
   readonly #now: () => number;
   readonly #cores: number;
   readonly #cpuMs: () => number;
+  readonly #idleMs: () => number;
+  #idleReading: number;
   /** The last CPU reading and when it was taken. */
   #cpuReading: number;
   #cpuReadAt: number;
@@ -77,8 +83,10 @@ export class ThreadPacer {
     this.#now = options.now ?? Date.now;
     this.#cores = options.cores ?? availableParallelism();
     this.#cpuMs = options.cpuMs ?? processCpuMs;
+    this.#idleMs = options.idleMs ?? machineIdleMs;
     this.#windowStart = this.#lastChange = this.#cpuReadAt = this.#now();
     this.#cpuReading = this.#cpuMs();
+    this.#idleReading = this.#idleMs();
   }
 
   /** The threads that may work now. */
@@ -106,14 +114,14 @@ export class ThreadPacer {
    */
   observe(running: number, waiting: number): number {
     const now = this.#now();
-    // The process's cores in use since the last reading, one figure for every window this call closes.
-    let coresUsed: number | undefined;
+    // Whether a core was free since the last reading, one answer for every window this call closes.
+    let freeCore: boolean | undefined;
     // Windows that ended since the last call, each closed at its own end with the counts that held then.
     while (now >= this.#windowStart + this.#windowMs) {
       const end = this.#windowStart + this.#windowMs;
       this.#account(end);
-      coresUsed ??= this.#coresSince(now);
-      this.#closeWindow(coresUsed);
+      freeCore ??= this.#coreFreeSince(now);
+      this.#closeWindow(freeCore);
       this.#windowStart = end;
       // A long idle gap: every further whole window was idle at the same counts; a few suffice to reach the floor.
       if (this.#running === 0 && this.#waiting === 0 && now - end > SHRINK_WINDOWS * this.#windowMs * this.#max) {
@@ -137,23 +145,30 @@ export class ThreadPacer {
     this.#lastChange = Math.max(this.#lastChange, until);
   }
 
-  /** The process's CPU ÷ wall time since the last reading (the last window closed). */
-  #coresSince(now: number): number {
+  /**
+   * Since the last reading (the last window closed), did the process leave half a core of its own free, and did
+   * the machine's cores stand idle for half a core's time? Both: a container's quota bounds the first, other
+   * programs (a build, a browser) the second, and the process's CPU alone reads a busy machine as a free one.
+   */
+  #coreFreeSince(now: number): boolean {
     const cpu = this.#cpuMs();
+    const idle = this.#idleMs();
     const span = now - this.#cpuReadAt;
-    const cores = span > 0 ? (cpu - this.#cpuReading) / span : 0;
+    const used = span > 0 ? (cpu - this.#cpuReading) / span : 0;
+    const idleCores = span > 0 ? (idle - this.#idleReading) / span : this.#cores;
     this.#cpuReading = cpu;
+    this.#idleReading = idle;
     this.#cpuReadAt = now;
-    return cores;
+    return used <= this.#cores - FREE_CORE && idleCores >= FREE_CORE;
   }
 
-  #closeWindow(coresUsed: number): void {
+  #closeWindow(freeCore: boolean): void {
     const busy = this.#busyMs / this.#windowMs;
     const waited = this.#waitedMs / this.#windowMs;
     this.#busyMs = this.#waitedMs = 0;
-    const freeCore = coresUsed <= this.#cores - FREE_CORE;
-    const saturated = busy >= SATURATED_BUSY * this.#limit && waited >= SATURATED_WAITING && freeCore;
-    const idle = busy <= SHRINK_BUSY * (this.#limit - 1);
+    const wanted = busy >= SATURATED_BUSY * this.#limit && waited >= SATURATED_WAITING;
+    const saturated = wanted && freeCore;
+    const idle = busy <= SHRINK_BUSY * (this.#limit - 1) || (!freeCore && !wanted);
     this.#saturatedRun = saturated ? this.#saturatedRun + 1 : 0;
     this.#idleRun = idle ? this.#idleRun + 1 : 0;
     if (this.#saturatedRun >= GROW_WINDOWS && this.#limit < this.#max) {
@@ -165,6 +180,12 @@ export class ThreadPacer {
       this.#idleRun = 0;
     }
   }
+}
+
+function machineIdleMs(): number {
+  let idle = 0;
+  for (const cpu of cpus()) idle += cpu.times.idle;
+  return idle;
 }
 
 function processCpuMs(): number {

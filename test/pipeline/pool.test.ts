@@ -162,9 +162,11 @@ describe('PipelinePool', () => {
 
   it('works as many threads as demand keeps busy: all while tasks queue for them, one when a slower stage paces the files, the rest leave', async function () {
     this.timeout(180_000);
-    const paced = new PipelinePool({ threads: 3, modelDir: null, builtinDir: defaultBuiltinDir(), pace: { windowMs: 250, cores: 64 }, idleTimeoutMs: 1_000 });
+    // Cores enough, and always idle, that growing never waits for one free: the test machine's two, shared with
+    // other work, would hold it at one or two.
+    const idleCores = { windowMs: 250, cores: 64, idleMs: () => Date.now() * 64 };
+    const paced = new PipelinePool({ threads: 3, modelDir: null, builtinDir: defaultBuiltinDir(), pace: idleCores, idleTimeoutMs: 1_000 });
     try {
-      // (Cores enough that growing never waits for one free: the test machine's two would hold it at one or two.)
       expect(paced.stats()).to.include({ threadLimit: 1, maxThreads: 3, threads: 0 });
       // Twelve files in flight whose tasks are the slow part (a transformer-bound run): they queue for threads.
       let stop = false;

@@ -9,7 +9,10 @@ function paced(max: number, windowMs = 1_000, cores = 64) {
   let running = 0;
   let others = 0;
   const clock = () => now;
-  const pacer = new ThreadPacer({ max, windowMs, now: clock, cores, cpuMs: () => cpu });
+  /** CPU time other programs took. */
+  let busyElsewhere = 0;
+  // The machine: `cores` cores, idle but for this process's CPU and the others'.
+  const pacer = new ThreadPacer({ max, windowMs, now: clock, cores, cpuMs: () => cpu, idleMs: () => now * cores - cpu - busyElsewhere });
   const observe = (r: number, waiting: number) => {
     running = r;
     return pacer.observe(r, waiting);
@@ -31,7 +34,7 @@ function paced(max: number, windowMs = 1_000, cores = 64) {
     hold(threads, 0, runMs - waitMs);
     return hold(0, 0, windowMs - runMs);
   };
-  return { pacer, hold, windowOf, advance: (ms: number) => ((cpu += (running + others) * ms), (now += ms)) };
+  return { pacer, hold, windowOf, elsewhere: (ms: number) => (busyElsewhere += ms), advance: (ms: number) => ((cpu += (running + others) * ms), (now += ms)) };
 }
 
 describe('ThreadPacer', () => {
@@ -84,6 +87,40 @@ describe('ThreadPacer', () => {
     // The store on half a core: a core and a half in use of two leaves half free, so it grows.
     hold(1, 5, 1_000, 0.5);
     expect(hold(1, 5, 1_000, 0.5)).to.equal(2);
+  });
+
+  it("does not grow while other programs keep the machine's cores busy", () => {
+    const { pacer, hold, elsewhere } = paced(3, 1_000, 2);
+    // One thread saturated, a core of this process's free, but a build takes the other core and a bit more.
+    for (let i = 0; i < 6; i++) {
+      elsewhere(1_000 * 0.6);
+      hold(1, 5, 1_000);
+    }
+    expect(pacer.limit).to.equal(1);
+    // The build ends: the machine's idle core lets it grow.
+    hold(1, 5, 1_000);
+    expect(hold(1, 5, 1_000)).to.equal(2);
+  });
+
+  it('gives a thread back when the cores are all busy and the threads are not saturated: its core goes to the store', () => {
+    const { pacer, hold } = paced(3, 1_000, 2);
+    hold(1, 5, 1_000);
+    expect(hold(1, 5, 1_000)).to.equal(2);
+    // Two threads 80 % busy (their tasks partly waiting for a core) beside a store on the rest of both cores.
+    const storeBound = () => {
+      hold(2, 0, 600, 0.4);
+      hold(1, 0, 400, 0.4);
+      return pacer.limit;
+    };
+    expect(storeBound()).to.equal(2);
+    expect(storeBound()).to.equal(2);
+    expect(storeBound()).to.equal(1);
+    // A transformer: both threads busy and tasks waiting, every core in use: saturated, so it keeps both.
+    const { pacer: tx, hold: txHold } = paced(3, 1_000, 2);
+    txHold(1, 5, 1_000);
+    txHold(1, 5, 1_000);
+    for (let i = 0; i < 6; i++) txHold(2, 5, 1_000, 0.2);
+    expect(tx.limit).to.equal(2);
   });
 
   it('a long task holding the only thread while others wait grows the limit on its own (the timer ticks, no count changes)', () => {

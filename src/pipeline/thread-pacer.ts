@@ -155,7 +155,8 @@ export class ThreadPacer {
     const idle = this.#idleMs();
     const span = now - this.#cpuReadAt;
     const used = span > 0 ? (cpu - this.#cpuReading) / span : 0;
-    const idleCores = span > 0 ? (idle - this.#idleReading) / span : this.#cores;
+    // No reading (os.cpus() empty in some sandboxes): the machine's side is not known, so not held against growth.
+    const idleCores = span > 0 && Number.isFinite(idle - this.#idleReading) ? (idle - this.#idleReading) / span : this.#cores;
     this.#cpuReading = cpu;
     this.#idleReading = idle;
     this.#cpuReadAt = now;
@@ -183,8 +184,10 @@ export class ThreadPacer {
 }
 
 function machineIdleMs(): number {
+  const all = cpus();
+  if (all.length === 0) return Number.NaN;
   let idle = 0;
-  for (const cpu of cpus()) idle += cpu.times.idle;
+  for (const cpu of all) idle += cpu.times.idle;
   return idle;
 }
 

@@ -102,6 +102,17 @@ describe('ThreadPacer', () => {
     expect(hold(1, 5, 1_000)).to.equal(2);
   });
 
+  it("grows on the process's own free core when the machine's idle time cannot be read", () => {
+    let now = 0;
+    // The process on one core of two; os.cpus() empty.
+    const pacer = new ThreadPacer({ max: 2, windowMs: 1_000, cores: 2, now: () => now, cpuMs: () => now, idleMs: () => Number.NaN });
+    for (const [running, waiting] of [[1, 5], [1, 5], [1, 5]] as const) {
+      pacer.observe(running, waiting);
+      now += 1_000;
+    }
+    expect(pacer.observe(1, 5)).to.equal(2);
+  });
+
   it('gives a thread back when the cores are all busy and the threads are not saturated: its core goes to the store', () => {
     const { pacer, hold } = paced(3, 1_000, 2);
     hold(1, 5, 1_000);

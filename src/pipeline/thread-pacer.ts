@@ -47,7 +47,7 @@ export interface ThreadPacerOptions {
 }
 
 const DEFAULT_WINDOW_MS = 2_000;
-/** Growing needs this much of a core left free by the whole process over the window. */
+/** Growing needs this much of a core's time left free over the window, by the process and on the machine. */
 const FREE_CORE = 0.5;
 const SATURATED_BUSY = 0.9;
 const SATURATED_WAITING = 0.25;

@@ -129,7 +129,7 @@ export function StatusScreen() {
               <Component title="Worker pool" ok={pool.ok as boolean}>
                 <Rows
                   rows={[
-                    ['threads', `${String(pool.threads)} of ${String(pool.max_threads)}, ${String(pool.thread_limit)} at work`],
+                    ['threads', `${String(pool.threads)} of ${String(pool.max_threads)}, up to ${String(pool.thread_limit)} at work`],
                     ['busy', `${Math.round(Number(pool.utilization) * 100)} %`],
                     ['tasks waiting', pool.queued_tasks],
                     ['tasks done', pool.completed_tasks],

@@ -183,7 +183,7 @@ async function serve(
           if (entry.msg === 'store calls') storeCalls = (entry as unknown as { calls: CallFigures }).calls;
           if (entry.msg === 'filesift is listening' && entry.url) resolve(entry.url);
           else if (entry.msg === 'memory') onMemory?.(entry as unknown as MemorySample);
-          else if ((entry.level ?? 0) >= 50) process.stderr.write(`filesift: ${line}\n`);
+          else if ((entry.level ?? 0) >= 50 || entry.msg?.includes('held the store')) process.stderr.write(`filesift: ${line}\n`);
         } catch {
           process.stderr.write(`filesift: ${line}\n`);
         }

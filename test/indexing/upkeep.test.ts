@@ -5,6 +5,8 @@
  * the same before and after.
  */
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { insertFiles } from '../../bench/lib/keyword-db.js';
 import { IndexUpkeep } from '../../src/indexing/upkeep.js';
 import { LARGE_DOCUMENT_POSTINGS } from '../../src/store/keyword/maintenance.js';
@@ -124,6 +126,37 @@ forEachEngine('IndexUpkeep', (engine) => {
       expect(calls).to.be.greaterThan(1);
       expect(bounds).to.not.be.empty.and.not.include(false);
       expect(await search()).to.deep.equal(before);
+    } finally {
+      await upkeep.close();
+    }
+  });
+
+  it('logs a seal that held the store over a second, with what its slice held, and no other', async () => {
+    await insertFiles(db, Array.from({ length: 30 }, (_, i) => ({ path: `/s/${i}.txt`, filename: `${i}.txt`, extension: 'txt', content: `${WORDS[i % 10]} note` })));
+    const lines: { level: number; msg: string; ms?: number; sealed?: number; bound?: { docs: number; postings: number } }[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+        done();
+      },
+    });
+    const upkeep = new IndexUpkeep({ store, logger: pino({ level: 'info' }, stream), sliceMs: 1, pauseMs: 1, checkEveryMs: 0, tailThreshold: 1 });
+    const sealKeywords = store.search.sealKeywords.bind(store.search);
+    let calls = 0;
+    // The store's own time is what the upkeep reads: the first call says it took 1.5 s.
+    store.search.sealKeywords = async (...args) => {
+      const progress = await sealKeywords(...args);
+      return calls++ === 0 ? { ...progress, ms: 1_500 } : progress;
+    };
+    try {
+      upkeep.written(30, true);
+      await upkeep.idle();
+      expect(calls).to.be.greaterThan(1);
+      const slow = lines.filter((l) => l.msg === 'a keyword seal held the store over a second');
+      expect(slow).to.have.length(1);
+      expect(slow[0]).to.include({ level: 40, ms: 1_500 });
+      expect(slow[0]!.sealed).to.be.a('number').greaterThan(0);
+      expect(slow[0]!.bound).to.have.keys('docs', 'postings');
     } finally {
       await upkeep.close();
     }
